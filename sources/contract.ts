@@ -1,0 +1,80 @@
+/**
+ * The one contract every dataset source follows.
+ *
+ * A source says where its raw input comes from (a file or export of a pinned npm
+ * dependency, or an upstream URL with a pinned sha256), who made it and under what
+ * licence, what a record looks like (a JSON Schema, which also feeds OpenAPI), and a
+ * pure `normalise(raw) → records`. Everything else — shard layout, indexes,
+ * compression, serving — is the pipeline's and the server's job, identical for all.
+ */
+import type { SchemaObject } from 'ajv';
+
+/** How one raw input is obtained. `name` keys it in the `raw` object given to normalise. */
+export type InputSpec =
+  /** A file shipped inside an installed, exactly-pinned npm dependency. */
+  | { kind: 'npm-file'; package: string; file: string; format: 'json' | 'text' }
+  /** A named export of an installed, exactly-pinned npm dependency (data shipped as JS modules). */
+  | { kind: 'npm-export'; package: string; export: string }
+  /** An upstream file fetched by `npm run fetch` into the cache and verified against sha256. */
+  | { kind: 'url'; url: string; sha256: string; format: 'json' | 'text' | 'buffer' };
+
+export interface Licence {
+  /** SPDX identifier where one exists (e.g. "MIT", "Unicode-3.0", "CC-BY-SA-3.0"), else a short name. */
+  spdx: string;
+  name: string;
+  url: string;
+}
+
+/** One upstream a dataset draws on; a dataset may combine several. */
+export interface Provenance {
+  name: string;
+  /** Where the data comes from (package page or upstream URL). */
+  url: string;
+  licence: Licence;
+  attribution: string;
+}
+
+/** A filter query parameter of the dataset's list endpoint: `?<param>=value` keeps records whose `field` equals value. */
+export interface FilterSpec {
+  param: string;
+  field: string;
+  description: string;
+  /** Compare case-insensitively (values are lower-cased in the index). */
+  caseInsensitive?: boolean;
+}
+
+export interface SearchSpec {
+  /** Record fields indexed for full-text search (top-level string or string[] fields). */
+  fields: string[];
+  /** Per-field boosts, e.g. { name: 3 }. */
+  boost?: Record<string, number>;
+}
+
+export type RawInputs = Record<string, unknown>;
+
+export interface DatasetSource<R extends { id: string } = { id: string } & Record<string, unknown>> {
+  /** URL segment under /apis, e.g. "units". */
+  id: string;
+  title: string;
+  description: string;
+  /** Semver of this dataset's response contract; below 1.0.0 (reserved by the spec). */
+  contractVersion: string;
+  provenance: Provenance[];
+  inputs: Record<string, InputSpec>;
+  /** JSON Schema (draft 2020-12 subset understood by ajv) of one record. */
+  schema: SchemaObject;
+  search: SearchSpec;
+  filters: FilterSpec[];
+  /**
+   * Other keys under which a record can be fetched by `/{id}` (e.g. an element's
+   * atomic number). Matched case-insensitively after an exact id match fails.
+   */
+  aliases?: (record: R) => string[];
+  /** Pure: same raw in, same records out (order does not matter; the build sorts by id). */
+  normalise(raw: RawInputs): R[];
+}
+
+/** Identity helper that keeps a source's record type. */
+export function defineSource<R extends { id: string }>(s: DatasetSource<R>): DatasetSource<R> {
+  return s;
+}
