@@ -70,6 +70,11 @@ export interface DatasetSource<R extends { id: string } = { id: string } & Recor
    * atomic number). Matched case-insensitively after an exact id match fails.
    */
   aliases?: (record: R) => string[];
+  /** Name of the single-record path parameter (the spec's `{id}` or `{code}`); default "id". */
+  pathParam?: string;
+  pathParamDescription?: string;
+  /** List order (e.g. elements by atomic number); ties and the default fall back to id order. */
+  order?: (a: R, b: R) => number;
   /** Pure: same raw in, same records out (order does not matter; the build sorts by id). */
   normalise(raw: RawInputs): R[];
 }

@@ -1,0 +1,125 @@
+/**
+ * `npm run build`: sources → dist/, offline and deterministic.
+ *
+ * Per dataset: resolve inputs (npm deps or the fetch cache), normalise, validate every
+ * record (a bad one fails the whole build), order, generate shards. A dataset whose
+ * input cannot be had is skipped with its reason; if the live release has it, its files
+ * are carried forward unchanged (marked so in the manifest), so a failed upstream
+ * never empties a dataset that was served yesterday.
+ */
+import { isMain } from './cli.ts';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { DatasetSource } from '../sources/contract.ts';
+import { SOURCES } from '../sources/index.ts';
+import { platformOpenApi } from '../server/openapi.ts';
+import { InputUnavailable, resolveInputs } from './inputs.ts';
+import { LICENCES, MANIFEST, OPENAPI, distDir, releaseDir } from './paths.ts';
+import { generateDataset, orderRecords, type DatasetInfo, type OutFile } from './shards.ts';
+import { validateRecords } from './validate.ts';
+import { pruneReleases, readCurrent, writeRelease, type Manifest } from './writer.ts';
+
+/** Bump when the shard layout or record envelopes change. */
+export const PIPELINE_VERSION = '0.1.0';
+
+export interface DatasetReport {
+  id: string;
+  status: 'built' | 'carried-forward' | 'absent';
+  records: number;
+  files: number;
+  bytes: number;
+  seconds: number;
+  reason?: string;
+}
+
+export interface BuildOptions {
+  env?: NodeJS.ProcessEnv;
+  sources?: DatasetSource<any>[];
+  log?: (line: string) => void;
+}
+
+function previousRelease(dist: string): { dir: string; manifest: Manifest } | null {
+  const id = readCurrent(dist);
+  if (!id) return null;
+  try {
+    const dir = releaseDir(dist, id);
+    return { dir, manifest: JSON.parse(readFileSync(path.join(dir, MANIFEST), 'utf8')) };
+  } catch {
+    return null;
+  }
+}
+
+export async function build(opts: BuildOptions = {}) {
+  const env = opts.env ?? process.env;
+  const log = opts.log ?? ((l: string) => console.log(l));
+  const sources = opts.sources ?? SOURCES;
+  const dist = distDir(env);
+  const prev = previousRelease(dist);
+  const started = performance.now();
+
+  const files: OutFile[] = [];
+  const datasets: Record<string, DatasetInfo & { carried_forward_from?: string }> = {};
+  const absent: Record<string, string> = {};
+  const reports: DatasetReport[] = [];
+
+  for (const source of sources) {
+    const t0 = performance.now();
+    const step = (what: string) => process.stdout.isTTY && process.stdout.write(`\r\x1b[K${source.id}: ${what}`);
+    try {
+      step('resolving inputs');
+      const { raw, resolved } = await resolveInputs(source, env);
+      step('normalising');
+      const records = source.normalise(raw);
+      step(`validating ${records.length} records`);
+      validateRecords(source, records);
+      step('generating shards');
+      const { files: out, info } = generateDataset(source, orderRecords(source, records), resolved);
+      files.push(...out);
+      datasets[source.id] = info;
+      reports.push({ id: source.id, status: 'built', records: info.records, files: out.length, bytes: sum(out), seconds: (performance.now() - t0) / 1000 });
+    } catch (err) {
+      if (!(err instanceof InputUnavailable)) throw err;
+      const reason = err.message;
+      const old = prev?.manifest.datasets as Record<string, DatasetInfo> | undefined;
+      if (prev && old?.[source.id]) {
+        const carried = Object.keys(prev.manifest.files)
+          .filter((p) => p.startsWith(`${source.id}/`))
+          .map((p) => ({ path: p, content: readFileSync(path.join(prev.dir, p)) }));
+        files.push(...carried);
+        datasets[source.id] = { ...old[source.id], carried_forward_from: prev.manifest.release };
+        reports.push({ id: source.id, status: 'carried-forward', records: old[source.id].records, files: carried.length, bytes: sum(carried), seconds: (performance.now() - t0) / 1000, reason });
+      } else {
+        absent[source.id] = reason;
+        reports.push({ id: source.id, status: 'absent', records: 0, files: 0, bytes: 0, seconds: 0, reason });
+      }
+    }
+    if (process.stdout.isTTY) process.stdout.write('\r\x1b[K');
+    const r = reports[reports.length - 1];
+    log(`${r.id.padEnd(14)} ${r.status.padEnd(15)} ${String(r.records).padStart(8)} records ${String(r.files).padStart(5)} files ${kib(r.bytes).padStart(10)} ${r.seconds.toFixed(2).padStart(7)} s${r.reason ? `  (${r.reason})` : ''}`);
+  }
+
+  files.push({ path: OPENAPI, content: Buffer.from(JSON.stringify(platformOpenApi(), null, 1) + '\n') });
+  files.push({ path: LICENCES, content: Buffer.from(JSON.stringify(licences(sources, datasets), null, 1) + '\n') });
+
+  const release = writeRelease(dist, files, { pipeline_version: PIPELINE_VERSION, datasets, absent });
+  pruneReleases(dist);
+  const seconds = (performance.now() - started) / 1000;
+  log(`release ${release}: ${Object.keys(datasets).length} datasets, ${files.length} files (+ compressed variants), ${kib(sum(files))}, ${seconds.toFixed(2)} s`);
+  return { release, dist, reports, absent, seconds };
+}
+
+function licences(sources: DatasetSource<any>[], datasets: Record<string, DatasetInfo>) {
+  return sources
+    .filter((s) => datasets[s.id])
+    .map((s) => ({ dataset: s.id, title: s.title, sources: s.provenance }));
+}
+
+const sum = (fs: OutFile[]) => fs.reduce((n, f) => n + f.content.length, 0);
+const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
+
+if (isMain(import.meta.url)) {
+  build().catch((err) => {
+    console.error(`build failed, live release unchanged: ${err.message}`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,83 @@
+/**
+ * The one module that owns the shard layout. The pipeline writes these paths, the
+ * server reads them (only after finding them in the manifest), tests import them.
+ *
+ * dist/
+ *   current                      release id of the live release (switched by rename)
+ *   releases/<release>/
+ *     manifest.json              every file with size + sha256, per-dataset metadata
+ *     openapi.json               generated from the route table and record schemas
+ *     licences.json              source, licence and attribution of every dataset
+ *     <dataset>/packs/<n>.ndjson records in list order, PACK_SIZE per file, one JSON per line
+ *     <dataset>/keys/<b>.json    id/alias → ordinal, hash-bucketed (KEYS_PER_BUCKET per file)
+ *     <dataset>/filters/<param>.json  filter value → ordinals
+ *     <dataset>/search.json      serialized minisearch index (document id = ordinal)
+ *   (+ .gz and .br beside every file of at least COMPRESS_MIN_BYTES)
+ *
+ * Why packs and buckets rather than a file per record: the largest upstreams we plan
+ * for (~1.9M nonprofits) would mean millions of files (x3 with compressed variants).
+ * 1,000 records per pack keeps the file count near records/1000, a list page (at most
+ * MAX_LIMIT records) touches at most two packs, and a lookup touches one bucket and one
+ * pack. Small datasets (elements: 118) are a single pack and a single bucket.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PACK_SIZE = 1000;
+export const KEYS_PER_BUCKET = 4096;
+export const COMPRESS_MIN_BYTES = 1024;
+
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Where the build writes and the server reads; ALMANAC_DIST overrides (tests use temp dirs). */
+export function distDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(env.ALMANAC_DIST ?? path.join(PROJECT_ROOT, 'dist'));
+}
+export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(env.ALMANAC_CACHE ?? path.join(PROJECT_ROOT, '.cache', 'upstream'));
+}
+export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(env.ALMANAC_STATE_DIR ?? path.join(PROJECT_ROOT, '.state'));
+}
+
+export const currentPointer = (dist: string) => path.join(dist, 'current');
+export const releasesDir = (dist: string) => path.join(dist, 'releases');
+export const releaseDir = (dist: string, release: string) => path.join(releasesDir(dist), release);
+
+// Paths inside a release, always with forward slashes (they are manifest keys too).
+export const MANIFEST = 'manifest.json';
+export const OPENAPI = 'openapi.json';
+export const LICENCES = 'licences.json';
+export const packPath = (ds: string, n: number) => `${ds}/packs/${n}.ndjson`;
+export const keyBucketPath = (ds: string, b: number) => `${ds}/keys/${b}.json`;
+export const filterPath = (ds: string, param: string) => `${ds}/filters/${param}.json`;
+export const searchPath = (ds: string) => `${ds}/search.json`;
+
+export const packOf = (ordinal: number) => Math.floor(ordinal / PACK_SIZE);
+export const bucketCount = (keys: number) => Math.max(1, Math.ceil(keys / KEYS_PER_BUCKET));
+
+/** FNV-1a 32-bit: a stable, dependency-free hash to spread keys over buckets. */
+export function bucketOf(key: string, buckets: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    h ^= key.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % buckets;
+}
+
+/** Alias keys live in the same buckets as ids, marked so they can never shadow an id. */
+export const aliasKey = (alias: string) => `~${alias.toLowerCase()}`;
+
+/** The upstream URL rewritten onto a mirror laid out as <host>/<path>. */
+export function mirrorLocation(url: string, mirror: string): string {
+  const u = new URL(url);
+  const rel = `${u.host}${decodeURIComponent(u.pathname)}`;
+  if (/^https?:\/\//.test(mirror)) return `${mirror.replace(/\/+$/, '')}/${rel}`;
+  return path.join(path.resolve(mirror), rel);
+}
+
+/** Cache location of an upstream URL: the same <host>/<path> layout as a mirror. */
+export function cachedLocation(url: string, env: NodeJS.ProcessEnv = process.env): string {
+  return mirrorLocation(url, cacheDir(env));
+}

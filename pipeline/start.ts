@@ -1,0 +1,50 @@
+/**
+ * `npm start`: the newcomer's one command. Fetches missing inputs (skipping, with the
+ * reason, what cannot be reached), builds when dist/ is missing or older than its
+ * inputs, makes a development key on first run, prints it, and serves.
+ */
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import fg from 'fast-glob';
+import { serve } from '../server/main.ts';
+import { KeyStore } from '../server/state/keys.ts';
+import { SOURCES } from '../sources/index.ts';
+import { build } from './build.ts';
+import { fetchAll } from './fetch.ts';
+import { PROJECT_ROOT, cacheDir, currentPointer, distDir, stateDir } from './paths.ts';
+
+/** Newest modification time among everything a build reads. */
+function newestInput(env: NodeJS.ProcessEnv): number {
+  const code = fg.sync(['sources/**/*.ts', 'pipeline/**/*.ts', 'server/**/*.ts', 'package-lock.json'], { cwd: PROJECT_ROOT, absolute: true });
+  const cached = existsSync(cacheDir(env)) ? fg.sync('**/*', { cwd: cacheDir(env), absolute: true }) : [];
+  return Math.max(0, ...[...code, ...cached].map((f) => statSync(f).mtimeMs));
+}
+
+function devKey(env: NodeJS.ProcessEnv): string {
+  const dir = stateDir(env);
+  const file = path.join(dir, 'dev-key');
+  // Kept in plain text only for local development; real keys are stored hashed.
+  if (existsSync(file)) {
+    const secret = readFileSync(file, 'utf8').trim();
+    if (new KeyStore(dir).verify(secret)?.status === 'active') return secret;
+  }
+  mkdirSync(dir, { recursive: true });
+  const { secret } = new KeyStore(dir).create('development', 'npm start development key');
+  writeFileSync(file, secret + '\n', { mode: 0o600 });
+  return secret;
+}
+
+const env = process.env;
+await fetchAll(SOURCES, env);
+const pointer = currentPointer(distDir(env));
+if (!existsSync(pointer) || statSync(pointer).mtimeMs < newestInput(env)) {
+  await build({ env });
+} else {
+  console.log(`dist/ is up to date (release ${readFileSync(pointer, 'utf8').trim()})`);
+}
+const key = devKey(env);
+const app = await serve(env);
+const addr = app.server.address();
+const port = typeof addr === 'object' && addr ? addr.port : env.PORT;
+console.log(`development key (plan development): ${key}`);
+console.log(`try: curl -H 'X-Service-Key: ${key}' http://${env.HOST ?? '127.0.0.1'}:${port}/apis/elements/Fe`);

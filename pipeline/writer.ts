@@ -1,0 +1,114 @@
+/**
+ * The one place the pipeline touches dist/. A release is written into a temporary
+ * folder, completed (compressed variants, manifest), renamed into releases/<id>, and
+ * only then is the `current` pointer switched by an atomic rename. A build that fails
+ * at any point leaves the live release exactly as it was.
+ */
+import { brotliCompressSync, constants as zc, gzipSync } from 'node:zlib';
+import {
+  closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import { sha256 } from './inputs.ts';
+import { COMPRESS_MIN_BYTES, MANIFEST, currentPointer, releaseDir, releasesDir } from './paths.ts';
+import type { OutFile } from './shards.ts';
+
+export interface FileEntry {
+  size: number;
+  sha256: string;
+  /** Sizes of the precompressed variants written beside the file. */
+  br?: number;
+  gzip?: number;
+}
+
+export interface Manifest {
+  release: string;
+  pipeline_version: string;
+  files: Record<string, FileEntry>;
+  [k: string]: unknown;
+}
+
+// Brotli 11 is slow on large files; 9 keeps the build quick with a small size cost.
+const brotli = (buf: Buffer) => brotliCompressSync(buf, {
+  params: { [zc.BROTLI_PARAM_QUALITY]: buf.length > 1 << 20 ? 9 : 11, [zc.BROTLI_PARAM_SIZE_HINT]: buf.length },
+});
+
+/** Release id: a hash of every file's path and content, so identical builds share an id. */
+export function releaseId(files: OutFile[]): string {
+  const lines = files.map((f) => `${f.path} ${sha256(f.content)}`).sort();
+  return sha256(lines.join('\n')).slice(0, 16);
+}
+
+function durableWrite(file: string, content: string | Buffer) {
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, content);
+  const fd = openSync(tmp, 'r');
+  fsyncSync(fd);
+  closeSync(fd);
+  renameSync(tmp, file);
+}
+
+export function readCurrent(dist: string): string | null {
+  try {
+    return readFileSync(currentPointer(dist), 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes a complete release and switches `current` to it. Returns the release id. */
+export function writeRelease(dist: string, files: OutFile[], manifestExtra: Omit<Manifest, 'release' | 'files'>): string {
+  const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : 1));
+  const release = releaseId(sorted);
+  const final = releaseDir(dist, release);
+  if (!existsSync(path.join(final, MANIFEST))) {
+    const tmp = path.join(releasesDir(dist), `.tmp-${release}-${process.pid}`);
+    rmSync(tmp, { recursive: true, force: true });
+    try {
+      const entries: Record<string, FileEntry> = {};
+      for (const f of sorted) {
+        const target = path.join(tmp, f.path);
+        mkdirSync(path.dirname(target), { recursive: true });
+        writeFileSync(target, f.content);
+        const entry: FileEntry = { size: f.content.length, sha256: sha256(f.content) };
+        if (f.content.length >= COMPRESS_MIN_BYTES) {
+          const br = brotli(f.content);
+          const gz = gzipSync(f.content, { level: 9 });
+          writeFileSync(`${target}.br`, br);
+          writeFileSync(`${target}.gz`, gz);
+          entry.br = br.length;
+          entry.gzip = gz.length;
+        }
+        entries[f.path] = entry;
+      }
+      const manifest = { release, ...manifestExtra, files: entries } as Manifest;
+      writeFileSync(path.join(tmp, MANIFEST), JSON.stringify(manifest, null, 1) + '\n');
+      rmSync(final, { recursive: true, force: true });
+      renameSync(tmp, final);
+    } catch (err) {
+      rmSync(tmp, { recursive: true, force: true });
+      throw err;
+    }
+  }
+  durableWrite(currentPointer(dist), release + '\n');
+  return release;
+}
+
+/**
+ * Keeps the live release and the `keep` most recent others (by folder mtime) for
+ * rollback; removes temporary folders left by builds that crashed.
+ */
+export function pruneReleases(dist: string, keep = 2) {
+  const live = readCurrent(dist);
+  const dir = releasesDir(dist);
+  if (!existsSync(dir)) return;
+  const names = readdirSync(dir);
+  for (const d of names.filter((n) => n.startsWith('.tmp-') && !n.endsWith(`-${process.pid}`))) {
+    rmSync(path.join(dir, d), { recursive: true, force: true });
+  }
+  const others = names
+    .filter((d) => d !== live && !d.startsWith('.tmp-'))
+    .map((d) => ({ d, t: statSync(path.join(dir, d)).mtimeMs }))
+    .sort((a, b) => b.t - a.t);
+  for (const { d } of others.slice(keep)) rmSync(path.join(dir, d), { recursive: true, force: true });
+}

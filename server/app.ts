@@ -1,0 +1,135 @@
+/**
+ * The read server: parse → authenticate → limit → resolve → send, each a small step.
+ * Built on node:http alone; sirv is used only as the baseline in bench/serve.ts.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { unwatchFile, watchFile } from 'node:fs';
+import { currentPointer } from '../pipeline/paths.ts';
+import { authenticate, Limits } from './auth.ts';
+import { ApiError } from './errors.ts';
+import { PREFLIGHT_HEADERS, sendError, sendFile, sendJson } from './http.ts';
+import { parseQuery } from './query.ts';
+import { Release } from './release.ts';
+import { Router } from './router.ts';
+import { ROUTES } from './routes.ts';
+import { KeyStore } from './state/keys.ts';
+import { QuotaStore } from './state/quota.ts';
+
+export interface AppOptions {
+  dist: string;
+  stateDir: string;
+  /** Where unexpected faults are reported (never with credentials). */
+  log?: (msg: string) => void;
+  quota?: ConstructorParameters<typeof QuotaStore>[1];
+}
+
+export interface App {
+  server: Server;
+  keys: KeyStore;
+  quota: QuotaStore;
+  release: () => Release;
+  close: () => Promise<void>;
+}
+
+const MAX_HEADER_BYTES = 16 * 1024;
+
+export function createApp(opts: AppOptions): App {
+  const log = opts.log ?? ((m: string) => console.error(m));
+  const router = new Router(ROUTES);
+  const keys = new KeyStore(opts.stateDir);
+  const quota = new QuotaStore(opts.stateDir, opts.quota);
+  quota.open();
+  const limits = new Limits(quota);
+  let release = new Release(opts.dist);
+
+  // Nightly rebuilds switch dist/current; pick the new release up without a restart.
+  const pointer = currentPointer(opts.dist);
+  watchFile(pointer, { interval: 1000 }, () => {
+    try {
+      release = new Release(opts.dist);
+    } catch (err) {
+      log(`release reload failed, still serving ${release.id}: ${(err as Error).message}`);
+    }
+  });
+  const keyTimer = setInterval(() => keys.reload(), 1000);
+  keyTimer.unref();
+
+  function handle(req: IncomingMessage, res: ServerResponse) {
+    let limitHeaders: Record<string, string> = {};
+    try {
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, PREFLIGHT_HEADERS);
+        res.end();
+        return;
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        throw new ApiError('method_not_allowed', `method ${req.method} is not allowed`, undefined, { allow: 'GET, HEAD, OPTIONS' });
+      }
+      const url = req.url ?? '/';
+      const qi = url.indexOf('?');
+      const rawPath = qi === -1 ? url : url.slice(0, qi);
+      const search = new URLSearchParams(qi === -1 ? '' : url.slice(qi + 1));
+      const match = router.match(rawPath);
+      const protectedPath = rawPath === '/apis' || rawPath.startsWith('/apis/');
+      // Authenticate before revealing whether a path exists.
+      if (protectedPath || match?.route.auth) {
+        const key = authenticate(req, keys);
+        limitHeaders = limits.charge(key);
+      }
+      if (!match) {
+        const seg = rawPath.split('/')[2];
+        if (protectedPath && seg && !ROUTES.some((r) => r.path.split('/')[2] === seg)) {
+          throw new ApiError('dataset_not_found', `no dataset '${seg.slice(0, 60)}'`, { dataset: seg.slice(0, 60) });
+        }
+        throw new ApiError('not_found', 'no endpoint at this path');
+      }
+      const { route, params } = match;
+      const rel = release;
+      if (route.dataset && !rel.datasets.has(route.dataset)) {
+        throw new ApiError('dataset_unavailable', `dataset '${route.dataset}' is not in the live release`, {
+          dataset: route.dataset, reason: rel.absent[route.dataset] ?? 'not built',
+        });
+      }
+      const query = parseQuery(search, route.query);
+      const reply = route.handler({ release: rel, params, query, path: rawPath });
+      if (reply.kind === 'file') sendFile(req, res, rel, reply.path, limitHeaders);
+      else sendJson(req, res, reply.body, limitHeaders);
+    } catch (err) {
+      if (err instanceof ApiError) return sendError(req, res, err, limitHeaders);
+      log(`internal error on ${req.method} ${(req.url ?? '').split('?')[0].slice(0, 200)}: ${(err as Error).stack}`);
+      sendError(req, res, new ApiError('internal_error', 'internal error'), limitHeaders);
+    }
+  }
+
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, handle);
+  // Oversized or malformed requests never reach `handle`; answer them with the envelope too.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const e = tooLarge
+      ? new ApiError('headers_too_large', `request headers exceed ${MAX_HEADER_BYTES} bytes`)
+      : new ApiError('bad_request', 'malformed HTTP request');
+    const body = JSON.stringify({ error: { code: e.code, message: e.message, status: e.status } });
+    socket.end(
+      `HTTP/1.1 ${e.status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      `content-type: application/json; charset=utf-8\r\naccess-control-allow-origin: *\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
+
+  return {
+    server,
+    keys,
+    quota,
+    release: () => release,
+    close: () => new Promise<void>((resolve) => {
+      unwatchFile(pointer);
+      clearInterval(keyTimer);
+      server.close(() => {
+        quota.close();
+        resolve();
+      });
+      server.closeAllConnections();
+    }),
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The one error catalogue for both surfaces (/apis and /api/v1). Every error response
+ * is `{"error":{"code","message","status","details"}}`; codes are stable strings that
+ * clients may branch on, messages are for people and may improve over time.
+ */
+export const ERROR_CATALOGUE = {
+  invalid_parameter: { status: 400, summary: 'A query parameter has a malformed or out-of-range value.' },
+  unknown_parameter: { status: 400, summary: 'A query parameter this endpoint does not define was sent.' },
+  missing_parameter: { status: 400, summary: 'A required query parameter is absent.' },
+  bad_request: { status: 400, summary: 'The HTTP request could not be parsed.' },
+  malformed_path: { status: 400, summary: 'The request path is not valid percent-encoded UTF-8.' },
+  incompatible_units: { status: 400, summary: 'The two units measure different quantities.' },
+  unit_not_convertible: { status: 400, summary: 'A unit has no linear or affine conversion (logarithmic or arbitrary units).' },
+  invalid_value: { status: 400, summary: 'The value to convert is not a decimal number.' },
+  authentication_required: { status: 401, summary: 'No X-Service-Key or Authorization: Bearer credential was sent.' },
+  invalid_key: { status: 401, summary: 'The credential is unknown, revoked or malformed.' },
+  not_found: { status: 404, summary: 'No endpoint matches this path.' },
+  dataset_not_found: { status: 404, summary: 'No dataset has this name.' },
+  record_not_found: { status: 404, summary: 'The dataset has no record with this id, code or alias.' },
+  method_not_allowed: { status: 405, summary: 'Only GET, HEAD and OPTIONS are served.' },
+  monthly_quota_exceeded: { status: 429, summary: "The key's monthly request quota is used up." },
+  rate_limited: { status: 429, summary: "The key's per-second burst limit was exceeded." },
+  headers_too_large: { status: 431, summary: 'The request headers exceed the server limit.' },
+  internal_error: { status: 500, summary: 'An unexpected fault; it is logged without credentials.' },
+  dataset_unavailable: { status: 503, summary: 'The dataset was not built: its upstream input could not be had. details.reason says why.' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    /** Extra response headers, e.g. Retry-After on 429. */
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.status = ERROR_CATALOGUE[code].status;
+  }
+}
+
+export function errorBody(err: ApiError): string {
+  const error: Record<string, unknown> = { code: err.code, message: err.message, status: err.status };
+  if (err.details) error.details = err.details;
+  return JSON.stringify({ error });
+}
+
+/** JSON Schema of the envelope, shared by the OpenAPI documents. */
+export const ERROR_SCHEMA = {
+  type: 'object',
+  required: ['error'],
+  additionalProperties: false,
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'status'],
+      additionalProperties: false,
+      properties: {
+        code: { type: 'string', enum: Object.keys(ERROR_CATALOGUE) },
+        message: { type: 'string' },
+        status: { type: 'integer' },
+        details: { type: 'object' },
+      },
+    },
+  },
+} as const;

@@ -1,0 +1,101 @@
+/**
+ * The route table: every endpoint once, with its parameters and response schema.
+ * The router, the handlers and the OpenAPI document are all derived from it.
+ *
+ * Matching rule (the spec leaves it open): a literal segment wins over a path
+ * parameter, so /apis/units/search is the search endpoint and never unit "search".
+ */
+import type { SchemaObject } from 'ajv';
+import type { DatasetSource } from '../sources/contract.ts';
+import { SOURCES } from '../sources/index.ts';
+import { LIMIT, OFFSET, Q, filterParam, type ParamSpec } from './query.ts';
+import * as h from './handlers.ts';
+import { CONVERT_PARAMS, CONVERT_SCHEMA } from './convert.ts';
+
+export interface Route {
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  /** Dataset served; a route of a dataset missing from the release answers 503. */
+  dataset?: string;
+  /** Names of path parameters, in order. */
+  pathParams: { name: string; description: string }[];
+  query: ParamSpec[];
+  /** Schema of the 200 body. */
+  response: SchemaObject;
+  /** False only for the unauthenticated health check. */
+  auth: boolean;
+  handler: h.Handler;
+}
+
+const META_SCHEMA: SchemaObject = { type: 'object', required: ['dataset', 'contract_version', 'data_release', 'sources'] };
+const listOf = (record: SchemaObject): SchemaObject => ({
+  type: 'object',
+  required: ['data', 'meta'],
+  properties: {
+    data: { type: 'array', items: record },
+    meta: { ...META_SCHEMA, required: [...META_SCHEMA.required, 'total', 'limit', 'offset', 'next'] },
+  },
+});
+const one = (record: SchemaObject): SchemaObject => ({
+  type: 'object', required: ['data', 'meta'], properties: { data: record, meta: META_SCHEMA },
+});
+
+const idParamName = (s: DatasetSource) => s.pathParam ?? 'id';
+
+function datasetRoutes(s: DatasetSource<any>): Route[] {
+  const filters = s.filters.map((f) => filterParam(f.param, f.description));
+  const ref: SchemaObject = { $ref: `#/components/schemas/${schemaName(s.id)}` };
+  const base = { tag: s.id, dataset: s.id, auth: true };
+  const routes: Route[] = [
+    {
+      ...base, path: `/apis/${s.id}`, operationId: `${camel(s.id)}List`, summary: `List ${s.title.toLowerCase()}`,
+      pathParams: [], query: [LIMIT, OFFSET, ...filters], response: listOf(ref), handler: h.list(s.id),
+    },
+    {
+      ...base, path: `/apis/${s.id}/search`, operationId: `${camel(s.id)}Search`, summary: `Search ${s.title.toLowerCase()}`,
+      pathParams: [], query: [Q, LIMIT, OFFSET, ...filters], response: listOf(ref), handler: h.search(s.id),
+    },
+  ];
+  for (const extra of EXTRA_ROUTES[s.id] ?? []) routes.push({ ...base, ...extra });
+  routes.push({
+    ...base, path: `/apis/${s.id}/{${idParamName(s)}}`, operationId: `${camel(s.id)}Get`, summary: `Get one record of ${s.title.toLowerCase()}`,
+    pathParams: [{ name: idParamName(s), description: s.pathParamDescription ?? 'Record id, or an alias (case-insensitive).' }],
+    query: [], response: one(ref), handler: h.get(s.id),
+  });
+  return routes;
+}
+
+/** Endpoints a dataset has beyond list/search/get. */
+const EXTRA_ROUTES: Record<string, Omit<Route, 'tag' | 'dataset' | 'auth'>[]> = {
+  units: [{
+    path: '/apis/units/convert', operationId: 'unitsConvert', summary: 'Convert a value between compatible units',
+    pathParams: [], query: CONVERT_PARAMS, response: CONVERT_SCHEMA, handler: h.convert('units'),
+  }],
+};
+
+export const schemaName = (ds: string) => `${camel(ds).replace(/^./, (c) => c.toUpperCase())}Record`;
+function camel(s: string) {
+  return s.replace(/-(.)/g, (_, c: string) => c.toUpperCase());
+}
+
+export const ROUTES: Route[] = [
+  {
+    path: '/healthz', operationId: 'health', summary: 'Liveness and the live release id (no key, not counted)', tag: 'platform',
+    pathParams: [], query: [], auth: false, handler: h.health,
+    response: { type: 'object', required: ['status', 'release'], properties: { status: { const: 'ok' }, release: { type: 'string' } } },
+  },
+  {
+    path: '/apis', operationId: 'catalogue', summary: 'Datasets with contract version, data release, record count and sources', tag: 'platform',
+    pathParams: [], query: [], auth: true, handler: h.catalogue,
+    response: { type: 'object', required: ['data', 'meta'], properties: { data: { type: 'array' }, meta: { type: 'object' } } },
+  },
+  {
+    path: '/apis/openapi.json', operationId: 'openapi', summary: 'This OpenAPI 3.1 document', tag: 'platform',
+    pathParams: [], query: [], auth: true, handler: h.openapi, response: { type: 'object', required: ['openapi', 'info', 'paths'] },
+  },
+  ...SOURCES.flatMap(datasetRoutes),
+];
+
+export const SOURCE_BY_ID = new Map(SOURCES.map((s) => [s.id, s]));

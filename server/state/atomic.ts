@@ -1,0 +1,22 @@
+/** Durable replace of a small state file: write a temp file, fsync it, rename over, fsync the folder. */
+import { closeSync, fsyncSync, openSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+export function writeFileDurable(file: string, content: string) {
+  const tmp = `${file}.tmp-${process.pid}`;
+  const fd = openSync(tmp, 'w');
+  try {
+    writeFileSync(fd, content);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, file);
+  try {
+    const dir = openSync(path.dirname(file), 'r');
+    fsyncSync(dir);
+    closeSync(dir);
+  } catch {
+    // Some filesystems refuse fsync on a directory; the rename is still atomic.
+  }
+}

@@ -1,0 +1,47 @@
+/** Shared test plumbing: temp folders, a release built from the real npm sources, a real server on port 0. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { build } from '../pipeline/build.ts';
+import { createApp, type App } from '../server/app.ts';
+import type { PlanName } from '../server/state/plans.ts';
+
+export function tempDir(prefix = 'almanac-test-'): string {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+export const quiet = () => {};
+
+/** Builds the real sources (npm inputs only need node_modules) into a fresh dist folder. */
+export async function buildRelease(env: NodeJS.ProcessEnv = {}) {
+  const dist = env.ALMANAC_DIST ?? tempDir('almanac-dist-');
+  const cache = env.ALMANAC_CACHE ?? tempDir('almanac-cache-');
+  const result = await build({ env: { ...env, ALMANAC_DIST: dist, ALMANAC_CACHE: cache }, log: quiet });
+  return { ...result, dist, cache };
+}
+
+export interface Running {
+  app: App;
+  base: string;
+  stateDir: string;
+  key: (plan?: PlanName) => string;
+  close: () => Promise<void>;
+}
+
+export async function startServer(dist: string, stateDir = tempDir('almanac-state-')): Promise<Running> {
+  const app = createApp({ dist, stateDir, log: quiet });
+  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
+  const { port } = app.server.address() as AddressInfo;
+  return {
+    app,
+    base: `http://127.0.0.1:${port}`,
+    stateDir,
+    key: (plan = 'development') => app.keys.create(plan, 'test').secret,
+    close: () => app.close(),
+  };
+}
+
+export function cleanup(...dirs: string[]) {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+}
