@@ -5,7 +5,7 @@
  * every upstream origin. An input that cannot be had is reported with its reason and
  * skipped; the build will then mark its dataset absent.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { DatasetSource } from '../sources/contract.ts';
 import { sha256 } from './inputs.ts';
@@ -42,8 +42,7 @@ export async function fetchOne(url: string, expected: string, env: NodeJS.Proces
   mkdirSync(path.dirname(dest), { recursive: true });
   const tmp = `${dest}.part-${process.pid}`;
   try {
-    if (/^https?:\/\//.test(location)) writeFileSync(tmp, body);
-    else copyFileSync(location, tmp);
+    writeFileSync(tmp, body);
     renameSync(tmp, dest);
   } finally {
     rmSync(tmp, { force: true });

@@ -33,10 +33,14 @@ const brotli = (buf: Buffer) => brotliCompressSync(buf, {
   params: { [zc.BROTLI_PARAM_QUALITY]: buf.length > 1 << 20 ? 9 : 11, [zc.BROTLI_PARAM_SIZE_HINT]: buf.length },
 });
 
-/** Release id: a hash of every file's path and content, so identical builds share an id. */
-export function releaseId(files: OutFile[]): string {
+/**
+ * Release id: a hash of every file's path and content and of the manifest's metadata,
+ * so identical builds share an id and any difference (even only a carried-forward
+ * marker) makes a new one.
+ */
+export function releaseId(files: OutFile[], meta: unknown): string {
   const lines = files.map((f) => `${f.path} ${sha256(f.content)}`).sort();
-  return sha256(lines.join('\n')).slice(0, 16);
+  return sha256(lines.join('\n') + '\n' + JSON.stringify(meta)).slice(0, 16);
 }
 
 function durableWrite(file: string, content: string | Buffer) {
@@ -59,7 +63,7 @@ export function readCurrent(dist: string): string | null {
 /** Writes a complete release and switches `current` to it. Returns the release id. */
 export function writeRelease(dist: string, files: OutFile[], manifestExtra: Omit<Manifest, 'release' | 'files'>): string {
   const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : 1));
-  const release = releaseId(sorted);
+  const release = releaseId(sorted, manifestExtra);
   const final = releaseDir(dist, release);
   if (!existsSync(path.join(final, MANIFEST))) {
     const tmp = path.join(releasesDir(dist), `.tmp-${release}-${process.pid}`);

@@ -2,8 +2,9 @@
  * Keys and the approval queue, in one small JSON file under ALMANAC_STATE_DIR.
  * Keys are stored only as sha256 hashes (a key is 192 random bits, so a plain hash is
  * enough — no salt or slow KDF needed) and compared in constant time. Writers (the keys
- * CLI) replace the file atomically; the server re-reads it when it changes, so a revoke
- * takes effect within a second without a restart.
+ * CLI) replace the file atomically; the server re-reads it when it changes (checked each
+ * second, and at once for an unknown key), so a new key works at once and a revoke takes
+ * effect within a second, without a restart.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
@@ -74,8 +75,13 @@ export class KeyStore {
   verify(secret: string): KeyRecord | undefined {
     if (secret.length < 8 || secret.length > 200) return undefined;
     const hash = hashKey(secret);
-    const rec = this.byHash.get(hash);
-    if (!rec) return undefined;
+    let rec = this.byHash.get(hash);
+    if (!rec) {
+      // A key created a moment ago by the CLI should work at once: re-read if the file changed.
+      this.reload();
+      rec = this.byHash.get(hash);
+      if (!rec) return undefined;
+    }
     // The map lookup is on a hash of the secret; confirm byte-for-byte in constant time.
     return timingSafeEqual(Buffer.from(rec.hash, 'hex'), Buffer.from(hash, 'hex')) ? rec : undefined;
   }
@@ -106,7 +112,8 @@ export class KeyStore {
     if (!req) throw new Error(`no request '${requestId}'`);
     if (req.status !== 'pending') throw new Error(`request '${requestId}' is already ${req.status}`);
     const issued = this.create(plan, req.label, req.id);
-    Object.assign(req, { status: 'approved', plan, key_id: issued.record.id });
+    // create() re-read the file, so update the request in the fresh copy.
+    Object.assign(this.data.requests[requestId], { status: 'approved', plan, key_id: issued.record.id });
     this.save();
     return issued;
   }

@@ -11,7 +11,7 @@
  * generation, and the old journal is removed; a crash at any point of that leaves
  * either the old snapshot + old journal or the new snapshot + new journal.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileDurable } from './atomic.ts';
 import { monthOf } from './plans.ts';
@@ -31,6 +31,7 @@ export class QuotaStore {
   private snap: Snapshot = { generation: 0, counts: {}, last_used: {} };
   private fd = -1;
   private written = 0;
+  private lastByte = 10;
   private timer: NodeJS.Timeout | undefined;
   private dirty = false;
   private readonly compactBytes: number;
@@ -47,6 +48,11 @@ export class QuotaStore {
   /** Snapshot, then every complete journal line after it. A torn last line is ignored. */
   private load() {
     if (existsSync(this.snapshotPath())) this.snap = JSON.parse(readFileSync(this.snapshotPath(), 'utf8'));
+    // Journals older than the snapshot were folded into it before a crash could remove them.
+    for (const f of readdirSync(this.dir)) {
+      const m = /^usage\.(\d+)\.journal$/.exec(f);
+      if (m && Number(m[1]) < this.snap.generation) rmSync(path.join(this.dir, f), { force: true });
+    }
     const journal = this.journalPath(this.snap.generation);
     if (existsSync(journal)) {
       const text = readFileSync(journal, 'utf8');
@@ -56,6 +62,7 @@ export class QuotaStore {
         this.apply(key, month, Number(ts));
       }
       this.written = Buffer.byteLength(text);
+      this.lastByte = text.charCodeAt(text.length - 1);
     }
   }
 
@@ -68,6 +75,9 @@ export class QuotaStore {
   /** Opens the journal for appending and starts the fsync timer (the server calls this). */
   open() {
     this.fd = openSync(this.journalPath(this.snap.generation), 'a');
+    // A crash mid-write can leave a line without its newline; end it so the next
+    // line is not glued to it. (A fragment that still parses counted its request.)
+    if (this.written > 0 && this.lastByte !== 10) writeSync(this.fd, '\n');
     const every = this.opts.fsyncMs ?? 1000;
     this.timer = setInterval(() => this.sync(), every);
     this.timer.unref();

@@ -1,0 +1,78 @@
+/** The keys CLI and the approval queue, against the real server. */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../pipeline/paths.ts';
+import { runKeys } from '../server/keys-cli.ts';
+import { KeyStore } from '../server/state/keys.ts';
+import { buildRelease, cleanup, startServer, tempDir, type Running } from './helpers.ts';
+
+let dist: string;
+let cache: string;
+let srv: Running;
+const cli = (...args: string[]) => {
+  const lines: string[] = [];
+  const code = runKeys(args, { ALMANAC_STATE_DIR: srv.stateDir }, (l) => lines.push(l));
+  return { code, lines, last: lines[lines.length - 1] };
+};
+const get = (key: string) => fetch(`${srv.base}/apis/elements/Fe`, { headers: { 'x-service-key': key } });
+
+beforeAll(async () => {
+  ({ dist, cache } = await buildRelease());
+  srv = await startServer(dist, tempDir('almanac-keys-'));
+});
+afterAll(async () => {
+  await srv.close();
+  cleanup(dist, cache, srv.stateDir);
+});
+
+describe('keys CLI', () => {
+  it('`npm run keys -- create --plan basic` prints the key alone on the last line', () => {
+    const out = execFileSync('npm', ['run', 'keys', '--', 'create', '--plan', 'basic'], {
+      cwd: PROJECT_ROOT, env: { ...process.env, ALMANAC_STATE_DIR: srv.stateDir }, encoding: 'utf8',
+    });
+    const last = out.trimEnd().split('\n').pop()!;
+    expect(last).toMatch(/^alm_[A-Za-z0-9_-]{32}$/);
+    expect(new KeyStore(srv.stateDir).verify(last)?.plan).toBe('basic');
+  });
+
+  it('stores keys only as hashes', () => {
+    const { last } = cli('create', '--plan', 'standard');
+    const file = readFileSync(path.join(srv.stateDir, 'keys.json'), 'utf8');
+    expect(file).not.toContain(last);
+    expect(cli('list').lines.join('\n')).not.toContain(last);
+  });
+
+  it('issues a working key only when a request is approved', async () => {
+    const req = cli('request', '--label', 'reading app', '--contact', 'dev@example.org');
+    expect(req.last).toMatch(/^req_[0-9a-f]{12}$/);
+    expect(cli('list').lines.some((l) => l.startsWith(req.last) && l.includes('pending'))).toBe(true);
+    const approved = cli('approve', req.last, '--plan', 'standard');
+    expect(approved.last).toMatch(/^alm_/);
+    expect((await get(approved.last)).status).toBe(200);
+    expect(() => cli('approve', req.last, '--plan', 'basic')).toThrow(/already approved/);
+  });
+
+  it('revokes and reactivates a key, taking effect on the running server', async () => {
+    const { last: key } = cli('create', '--plan', 'basic');
+    expect((await get(key)).status).toBe(200);
+    const id = new KeyStore(srv.stateDir).verify(key)!.id;
+    expect(cli('revoke', id).last).toBe(`${id} is now revoked`);
+    await new Promise((r) => setTimeout(r, 1100)); // the server re-reads keys.json each second
+    const res = await get(key);
+    expect(res.status).toBe(401);
+    expect((await res.json()).error.code).toBe('invalid_key');
+    cli('reactivate', id);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await get(key)).status).toBe(200);
+  });
+
+  it('reports usage this month and refuses unknown plans', async () => {
+    const { last: key } = cli('create', '--plan', 'premium');
+    for (let i = 0; i < 3; i++) await get(key);
+    const id = new KeyStore(srv.stateDir).verify(key)!.id;
+    expect(cli('usage', id).last).toMatch(new RegExp(`^${id}\\t\\d{4}-\\d{2}\\t3/500000\\tlast used 20`));
+    expect(() => cli('create', '--plan', 'gold')).toThrow(/--plan must be one of/);
+  });
+});

@@ -1,0 +1,98 @@
+/** The build: deterministic output, validation that fails loudly, absent and carried-forward datasets. */
+import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { build } from '../pipeline/build.ts';
+import { fetchAll } from '../pipeline/fetch.ts';
+import { MANIFEST, currentPointer, releaseDir } from '../pipeline/paths.ts';
+import { readCurrent } from '../pipeline/writer.ts';
+import elements from '../sources/elements.ts';
+import { SOURCES } from '../sources/index.ts';
+import { MIRROR, tiny } from './fixtures/tiny-source.ts';
+import { cleanup, quiet, tempDir } from './helpers.ts';
+
+const made: string[] = [];
+const dir = () => {
+  const d = tempDir();
+  made.push(d);
+  return d;
+};
+afterAll(() => cleanup(...made));
+
+function tree(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = path.join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else out[path.relative(root, p)] = readFileSync(p).toString('base64');
+    }
+  };
+  walk(root);
+  return out;
+}
+
+describe('build', () => {
+  it('gives byte-identical releases for the same inputs', async () => {
+    const a = dir();
+    const b = dir();
+    const ra = await build({ env: { ALMANAC_DIST: a, ALMANAC_CACHE: dir() }, log: quiet });
+    const rb = await build({ env: { ALMANAC_DIST: b, ALMANAC_CACHE: dir() }, log: quiet });
+    expect(ra.release).toBe(rb.release);
+    const ta = tree(releaseDir(a, ra.release));
+    const tb = tree(releaseDir(b, rb.release));
+    expect(Object.keys(ta).length).toBeGreaterThan(20);
+    expect(ta).toEqual(tb);
+  });
+
+  it('lists every file with size and sha256, and per dataset its contract, release, count, sources', async () => {
+    const d = dir();
+    const r = await build({ env: { ALMANAC_DIST: d, ALMANAC_CACHE: dir() }, log: quiet });
+    const m = JSON.parse(readFileSync(path.join(releaseDir(d, r.release), MANIFEST), 'utf8'));
+    for (const [p, e] of Object.entries<any>(m.files)) {
+      expect(readFileSync(path.join(releaseDir(d, r.release), p)).length, p).toBe(e.size);
+      expect(e.sha256).toMatch(/^[0-9a-f]{64}$/);
+    }
+    expect(Object.keys(m.datasets).sort()).toEqual(SOURCES.map((s) => s.id).sort());
+    expect(m.datasets.elements).toMatchObject({ contract_version: '0.1.0', records: 118 });
+    expect(m.datasets.elements.data_release).toMatch(/^[0-9a-f]{12}$/);
+    expect(m.datasets.elements.upstream.map((u: any) => u.ref)).toEqual(expect.arrayContaining(['periodic-table@0.0.8/data.json']));
+    expect(JSON.stringify(m)).not.toMatch(/20\d\d-\d\d-\d\dT/); // no timestamps
+  });
+
+  it('fails on a bad record naming source, record and field, and leaves the live release alone', async () => {
+    const d = dir();
+    const env = { ALMANAC_DIST: d, ALMANAC_CACHE: dir() };
+    const good = await build({ env, log: quiet, sources: [elements] });
+    const broken = {
+      ...elements,
+      normalise: (raw: any) => elements.normalise(raw).map((r) => (r.id === 'C' ? { ...r, atomic_number: 'six' as any } : r)),
+    };
+    await expect(build({ env, log: quiet, sources: [broken] })).rejects.toThrow(/source elements: record "C": field \/atomic_number/);
+    expect(readCurrent(d)).toBe(good.release);
+    expect(readdirSync(path.dirname(releaseDir(d, 'x'))).filter((n) => n.startsWith('.tmp'))).toEqual([]);
+  });
+
+  it('skips a dataset whose input is not fetched, with the reason in the manifest, and builds the rest', async () => {
+    const d = dir();
+    const r = await build({ env: { ALMANAC_DIST: d, ALMANAC_CACHE: dir() }, log: quiet, sources: [elements, tiny] });
+    expect(r.absent.tiny).toMatch(/not in the fetch cache/);
+    const m = JSON.parse(readFileSync(path.join(releaseDir(d, r.release), MANIFEST), 'utf8'));
+    expect(m.absent.tiny).toMatch(/tiny\.json/);
+    expect(m.datasets.elements.records).toBe(118);
+  });
+
+  it('builds a URL source from a mirror, then carries it forward when the cache is gone', async () => {
+    const d = dir();
+    const cache = dir();
+    const outcomes = await fetchAll([tiny], { ALMANAC_CACHE: cache, ALMANAC_MIRROR: MIRROR }, quiet);
+    expect(outcomes).toEqual([expect.objectContaining({ status: 'fetched' })]);
+    const first = await build({ env: { ALMANAC_DIST: d, ALMANAC_CACHE: cache }, log: quiet, sources: [tiny] });
+    expect(first.reports[0]).toMatchObject({ status: 'built', records: 2 });
+    const second = await build({ env: { ALMANAC_DIST: d, ALMANAC_CACHE: dir() }, log: quiet, sources: [tiny] });
+    expect(second.reports[0].status).toBe('carried-forward');
+    const m = JSON.parse(readFileSync(path.join(releaseDir(d, second.release), MANIFEST), 'utf8'));
+    expect(m.datasets.tiny.carried_forward_from).toBe(first.release);
+    expect(existsSync(currentPointer(d))).toBe(true);
+  });
+});
