@@ -7,9 +7,9 @@ import { unwatchFile, watchFile } from 'node:fs';
 import { currentPointer } from '../pipeline/paths.ts';
 import { authenticate, Limits } from './auth.ts';
 import { ApiError } from './errors.ts';
-import { PREFLIGHT_HEADERS, sendError, sendFile, sendJson } from './http.ts';
+import { PREFLIGHT_HEADERS, etagOf, sendError, sendFile, sendJson, type HeaderList } from './http.ts';
 import { parseQuery } from './query.ts';
-import { Release } from './release.ts';
+import { Lru, Release } from './release.ts';
 import { Router } from './router.ts';
 import { ROUTES } from './routes.ts';
 import { KeyStore } from './state/keys.ts';
@@ -41,6 +41,9 @@ export function createApp(opts: AppOptions): App {
   quota.open();
   const limits = new Limits(quota);
   let release = new Release(opts.dist);
+  // Handlers are pure functions of (release, URL), so a finished body and its ETag can be
+  // reused for the next request of the same URL. bench/serve.ts measures what this buys.
+  const responses = new Lru<{ body: Buffer | string; etag: string }>(Number(process.env.ALMANAC_RESPONSE_CACHE_MB ?? 64) * 2 ** 20);
 
   // Nightly rebuilds switch dist/current; pick the new release up without a restart.
   const pointer = currentPointer(opts.dist);
@@ -55,7 +58,7 @@ export function createApp(opts: AppOptions): App {
   keyTimer.unref();
 
   function handle(req: IncomingMessage, res: ServerResponse) {
-    let limitHeaders: Record<string, string> = {};
+    let limitHeaders: HeaderList = [];
     try {
       if (req.method === 'OPTIONS') {
         res.writeHead(204, PREFLIGHT_HEADERS);
@@ -68,7 +71,7 @@ export function createApp(opts: AppOptions): App {
       const url = req.url ?? '/';
       const qi = url.indexOf('?');
       const rawPath = qi === -1 ? url : url.slice(0, qi);
-      const search = new URLSearchParams(qi === -1 ? '' : url.slice(qi + 1));
+      const search = new URLSearchParams(qi === -1 ? undefined : url.slice(qi + 1));
       const match = router.match(rawPath);
       const protectedPath = rawPath === '/apis' || rawPath.startsWith('/apis/');
       // Authenticate before revealing whether a path exists.
@@ -90,10 +93,14 @@ export function createApp(opts: AppOptions): App {
           dataset: route.dataset, reason: rel.absent[route.dataset] ?? 'not built',
         });
       }
-      const query = parseQuery(search, route.query);
-      const reply = route.handler({ release: rel, params, query, path: rawPath });
-      if (reply.kind === 'file') sendFile(req, res, rel, reply.path, limitHeaders);
-      else sendJson(req, res, reply.body, limitHeaders);
+      const cacheKey = `${rel.id} ${url}`;
+      const hit = responses.get(cacheKey);
+      if (hit) return sendJson(req, res, hit.body, hit.etag, limitHeaders);
+      const reply = route.handler({ release: rel, params, query: parseQuery(search, route.query), path: rawPath });
+      if (reply.kind === 'file') return sendFile(req, res, rel, reply.path, limitHeaders);
+      const fresh = { body: reply.body, etag: etagOf(reply.body) };
+      if (route.auth) responses.set(cacheKey, fresh, Buffer.byteLength(fresh.body) + cacheKey.length + 64);
+      sendJson(req, res, fresh.body, fresh.etag, limitHeaders);
     } catch (err) {
       if (err instanceof ApiError) return sendError(req, res, err, limitHeaders);
       log(`internal error on ${req.method} ${(req.url ?? '').split('?')[0].slice(0, 200)}: ${(err as Error).stack}`);

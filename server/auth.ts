@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from './errors.ts';
-import { PLANS, secondsToMonthEnd } from './state/plans.ts';
+import { PLANS, monthOf, secondsToMonthEnd } from './state/plans.ts';
 import type { KeyRecord, KeyStore } from './state/keys.ts';
 import type { QuotaStore } from './state/quota.ts';
 
@@ -35,12 +35,20 @@ export function authenticate(req: IncomingMessage, keys: KeyStore): KeyRecord {
 
 export class Limits {
   private buckets = new Map<string, { tokens: number; at: number }>();
+  // Month and reset time change once a second at most; don't recompute them per request.
+  private clock = { second: -1, month: '', reset: 0 };
   constructor(private quota: QuotaStore) {}
 
+  private tick(now: number) {
+    const second = Math.floor(now / 1000);
+    if (second !== this.clock.second) this.clock = { second, month: monthOf(now), reset: secondsToMonthEnd(now) };
+    return this.clock;
+  }
+
   /** Applies both limits and counts the request; returns the RateLimit headers to send. */
-  charge(key: KeyRecord, now = Date.now()): Record<string, string> {
+  charge(key: KeyRecord, now = Date.now()): string[] {
     const plan = PLANS[key.plan];
-    const reset = secondsToMonthEnd(now);
+    const { month, reset } = this.tick(now);
     const policy = `"monthly";q=${plan.monthly};w=${reset}, "burst";q=${plan.burst};w=1`;
 
     const b = this.buckets.get(key.id) ?? { tokens: plan.burst, at: now };
@@ -53,14 +61,14 @@ export class Limits {
         'retry-after': String(wait), 'ratelimit-policy': policy, ratelimit: `"burst";r=0;t=${wait}`,
       });
     }
-    const used = this.quota.used(key.id, now);
+    const used = this.quota.usedIn(key.id, month);
     if (used >= plan.monthly) {
       throw new ApiError('monthly_quota_exceeded', `the ${key.plan} plan's ${plan.monthly} requests for this month are used up`, {
         plan: key.plan, monthly_quota: plan.monthly, used,
       }, { 'retry-after': String(reset), 'ratelimit-policy': policy, ratelimit: `"monthly";r=0;t=${reset}` });
     }
     b.tokens -= 1;
-    const count = this.quota.count(key.id, now);
-    return { 'ratelimit-policy': policy, ratelimit: `"monthly";r=${plan.monthly - count};t=${reset}` };
+    const count = this.quota.count(key.id, now, month);
+    return ['ratelimit-policy', policy, 'ratelimit', `"monthly";r=${plan.monthly - count};t=${reset}`];
   }
 }

@@ -17,7 +17,8 @@ import { searchOptions, type DatasetInfo } from '../pipeline/shards.ts';
 import type { Manifest, FileEntry } from '../pipeline/writer.ts';
 import { readCurrent } from '../pipeline/writer.ts';
 
-class Lru<V> {
+/** A byte-budgeted LRU; Map iteration order is insertion order, so the first entry is the oldest. */
+export class Lru<V> {
   private map = new Map<string, { v: V; size: number }>();
   private used = 0;
   constructor(private budget: number) {}

@@ -46,7 +46,7 @@ const keyIdOf = (hash: string) => `key_${hash.slice(0, 12)}`;
 export class KeyStore {
   readonly file: string;
   private data: KeyFile = { keys: {}, requests: {} };
-  private byHash = new Map<string, KeyRecord>();
+  private byHash = new Map<string, { rec: KeyRecord; digest: Buffer }>();
   private mtime = -1;
 
   constructor(readonly dir: string) {
@@ -61,7 +61,7 @@ export class KeyStore {
     const m = statSync(this.file).mtimeMs;
     if (m === this.mtime) return;
     this.data = JSON.parse(readFileSync(this.file, 'utf8'));
-    this.byHash = new Map(Object.values(this.data.keys).map((k) => [k.hash, k]));
+    this.byHash = new Map(Object.values(this.data.keys).map((k) => [k.hash, { rec: k, digest: Buffer.from(k.hash, 'hex') }]));
     this.mtime = m;
   }
 
@@ -74,16 +74,17 @@ export class KeyStore {
   /** The key record a presented secret belongs to, or undefined. */
   verify(secret: string): KeyRecord | undefined {
     if (secret.length < 8 || secret.length > 200) return undefined;
-    const hash = hashKey(secret);
-    let rec = this.byHash.get(hash);
-    if (!rec) {
+    const digest = createHash('sha256').update(secret).digest();
+    const hex = digest.toString('hex');
+    let entry = this.byHash.get(hex);
+    if (!entry) {
       // A key created a moment ago by the CLI should work at once: re-read if the file changed.
       this.reload();
-      rec = this.byHash.get(hash);
-      if (!rec) return undefined;
+      entry = this.byHash.get(hex);
+      if (!entry) return undefined;
     }
     // The map lookup is on a hash of the secret; confirm byte-for-byte in constant time.
-    return timingSafeEqual(Buffer.from(rec.hash, 'hex'), Buffer.from(hash, 'hex')) ? rec : undefined;
+    return timingSafeEqual(entry.digest, digest) ? entry.rec : undefined;
   }
 
   create(plan: PlanName, label = '', request?: string): { secret: string; record: KeyRecord } {

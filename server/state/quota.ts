@@ -91,7 +91,11 @@ export class QuotaStore {
   }
 
   used(key: string, nowMs = Date.now()): number {
-    return this.snap.counts[key]?.[monthOf(nowMs)] ?? 0;
+    return this.usedIn(key, monthOf(nowMs));
+  }
+
+  usedIn(key: string, month: string): number {
+    return this.snap.counts[key]?.[month] ?? 0;
   }
 
   lastUsed(key: string): number | undefined {
@@ -103,9 +107,8 @@ export class QuotaStore {
   }
 
   /** Counts one request; returns the key's count for the month including it. */
-  count(key: string, nowMs = Date.now()): number {
+  count(key: string, nowMs = Date.now(), month = monthOf(nowMs)): number {
     if (this.fd < 0) throw new Error('quota store not open');
-    const month = monthOf(nowMs);
     const ts = Math.floor(nowMs / 1000);
     const line = `${key} ${month} ${ts}\n`;
     writeSync(this.fd, line);

@@ -1,0 +1,160 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import Ajv2020Module from 'ajv/dist/2020.js';
+import source, { convert, type UnitRecord } from '../sources/units.ts';
+import { parseDecimal, toDecimal, rat, fromDouble, formatExact } from '../sources/rational.ts';
+
+// ajv ships CommonJS; under ESM the class may sit on .default.
+const Ajv2020 = ((Ajv2020Module as any).default ?? Ajv2020Module) as unknown as typeof Ajv2020Module.default;
+const json = (url: URL) => JSON.parse(fs.readFileSync(url, 'utf8'));
+const fixtureRaw = () => ({
+  ucum: json(new URL('./fixtures/units/ucumDefs.min.json', import.meta.url)),
+  cldr: json(new URL('./fixtures/units/units.json', import.meta.url)),
+});
+const realRaw = () => ({
+  ucum: json(new URL('../node_modules/@lhncbc/ucum-lhc/data/ucumDefs.min.json', import.meta.url)),
+  cldr: json(new URL('../node_modules/cldr-core/supplemental/units.json', import.meta.url)),
+});
+const byId = (records: UnitRecord[]) => new Map(records.map((r) => [r.id, r]));
+const validate = new Ajv2020({ strict: true, allowUnionTypes: true }).compile(source.schema);
+
+describe('rational', () => {
+  it('parses decimals with exponents and formats exactly or rounded', () => {
+    expect(parseDecimal('1.66053878283E-27')).toEqual(rat(166053878283n, 10n ** 38n));
+    for (const bad of ['', 'abc', '1e', 'NaN', 'Infinity', '.', '0x10', ' 1', '1e99999']) expect(parseDecimal(bad)).toBeNull();
+    expect(toDecimal(rat(1609344n, 1000n))).toEqual({ text: '1609.344', exact: true });
+    expect(toDecimal(rat(229835n, 900n))).toEqual({ text: '255.37222222222222222', exact: false });
+    expect(toDecimal(rat(-2n, 3n), 5)).toEqual({ text: '-0.66667', exact: false });
+    expect(formatExact(rat(5n, 9n))).toBe('5/9');
+  });
+  it('recovers a float only when it can tell', () => {
+    expect(fromDouble(0.5555555555555556)).toEqual({ r: rat(5n, 9n), exact: true });
+    expect(fromDouble(1609.344)).toEqual({ r: rat(1609344n, 1000n), exact: true });
+    expect(fromDouble(0.0012566370614359172).exact).toBe(false);
+  });
+});
+
+describe('units normalise (fixtures)', () => {
+  const records = source.normalise(fixtureRaw());
+  const units = byId(records);
+  const u = (id: string) => units.get(id)!;
+
+  it('keeps every row of both upstreams, valid and with fixed key order', () => {
+    expect(records.filter((r) => r.source === 'UCUM')).toHaveLength(38);
+    expect(records.filter((r) => r.source === 'CLDR')).toHaveLength(26);
+    for (const r of records) {
+      expect(validate(r), `${r.id}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      expect(Object.keys(r)).toEqual(Object.keys(source.schema.properties));
+    }
+    expect(source.normalise(fixtureRaw())).toEqual(records);
+  });
+
+  it('prefixes CLDR ids only where they collide with a UCUM code', () => {
+    expect(u('bar')).toMatchObject({ source: 'UCUM', factor: '100000', dimension: 'm-1.kg.s-2' });
+    expect(u('cldr-bar')).toMatchObject({ source: 'CLDR', code: 'bar', factor: '100000', equivalent_to: ['bar'] });
+    expect(u('cldr-bit')).toMatchObject({ code: 'bit', dimension: 'bit', equivalent_to: ['bit'] });
+    expect(u('mile').code).toBe('mile');
+    expect(u('g/kg')).toMatchObject({ code: 'g/kg', dimension: '1', factor: '0.001' }); // upstream code has a trailing space
+  });
+
+  it('derives exact factors from definitions, not floats', () => {
+    expect(u('[mi_i]')).toMatchObject({ name: 'mile', symbol: 'mi', quantity: 'length', dimension: 'm', factor: '1609.344', exact: true, equivalent_to: ['mile'] });
+    expect(u('mile')).toMatchObject({ dimension: 'm', factor: '1609.344', exact: true, systems: ['ussystem', 'uksystem'] });
+    expect(u('[in_i]')).toMatchObject({ factor: '0.0254', exact: true, equivalent_to: ['inch'] });
+    expect(u('[lb_av]')).toMatchObject({ factor: '0.45359237', exact: true, equivalent_to: ['pound'] });
+    expect(u('kg/mol')).toMatchObject({ dimension: 'kg.mol-1', factor: '1', exact: true });
+    expect(u('[degF]')).toMatchObject({ factor: '5/9', offset: '45967/180', exact: true, equivalent_to: ['fahrenheit'] });
+    expect(u('[degRe]')).toMatchObject({ factor: '1.25', offset: '273.15', exact: true });
+    expect(u('[diop]')).toMatchObject({ dimension: 'm-1', factor: '1', convertible: true });
+  });
+
+  it('maps mole, angles and frequency onto shared bases', () => {
+    expect(u('mol')).toMatchObject({ dimension: 'mol', factor: '1', equivalent_to: ['mole'] });
+    expect(u('item')).toMatchObject({ dimension: 'mol', factor: '1/602214076000000000000000', exact: true });
+    expect(u('katal').equivalent_to).toEqual(['kat']);
+    expect(u('radian')).toMatchObject({ dimension: 'rad', factor: '1', exact: true, equivalent_to: ['rad'] });
+    expect(u('steradian')).toMatchObject({ dimension: 'rad2', factor: '1', exact: true });
+    expect(u('degree')).toMatchObject({ factor: '0.017453292519943295769', exact: false, equivalent_to: ['deg'] });
+    expect(u('hertz')).toMatchObject({ dimension: 's-1', factor: '1' });
+    expect(u('percent').equivalent_to).toEqual(['%']);
+    expect(u('dalton').exact).toBe(false); // CLDR marks AMU approximate
+    expect(u('u').exact).toBe(false); // UCUM's 1986 measurement
+  });
+
+  it('marks special and arbitrary units not convertible, with a reason', () => {
+    expect(u('B')).toMatchObject({ convertible: false, factor: null, not_convertible_reason: "non-linear scale (UCUM special conversion 'lg')" });
+    expect(u('[iU]')).toMatchObject({ convertible: false, not_convertible_reason: expect.stringContaining('arbitrary') });
+    expect(u('beaufort')).toMatchObject({ convertible: false, not_convertible_reason: expect.stringContaining('beaufort') });
+  });
+
+  it('gives aliases: UCUM case-insensitive code and name, CLDR spaced name', () => {
+    expect(source.aliases!(u('[mi_i]'))).toEqual(['[MI_I]', 'mile']);
+    expect(source.aliases!(u('mile'))).toEqual([]);
+  });
+
+  describe('convert', () => {
+    const conv = (from: string, to: string, v: string) => convert(u(from), u(to), v);
+    it('is exact for decimal-defined units, across sources', () => {
+      expect(conv('[mi_i]', 'km', '1')).toMatchObject({ ok: true, value: 1.609344, value_exact: '1.609344', exact: true });
+      expect(conv('mile', 'km', '1')).toMatchObject({ ok: true, value_exact: '1.609344', exact: true });
+      expect(conv('foot', 'm', '1')).toMatchObject({ ok: true, value: 0.3048, value_exact: '0.3048', exact: true });
+      expect(conv('[ft_i]', 'mile', '5280')).toMatchObject({ ok: true, value_exact: '1', exact: true });
+      expect(conv('mol', 'mole', '2e3')).toMatchObject({ ok: true, value_exact: '2000', exact: true });
+    });
+    it('handles affine temperatures', () => {
+      expect(conv('Cel', 'fahrenheit', '100')).toMatchObject({ ok: true, value: 212, value_exact: '212', exact: true });
+      expect(conv('celsius', '[degF]', '-40')).toMatchObject({ ok: true, value_exact: '-40', exact: true });
+      expect(conv('[degF]', 'Cel', '212')).toMatchObject({ ok: true, value_exact: '100', exact: true });
+      const r = conv('fahrenheit', 'K', '0');
+      expect(r).toMatchObject({ ok: true, exact: false, value: 255.37222222222223 });
+      expect(r.ok && r.value_exact).toMatch(/^255\.3722222222222222\d$/);
+    });
+    it('flags results through approximate factors', () => {
+      expect(conv('degree', 'deg', '1.5')).toMatchObject({ ok: true, value_exact: '1.5', exact: false });
+    });
+    it('refuses incompatible units, bad values and non-linear units', () => {
+      expect(conv('mile', 'kilogram', '1')).toEqual({ ok: false, code: 'incompatible_units', message: "cannot convert 'mile' (length) to 'kilogram' (mass)" });
+      expect(conv('hertz', 'rad', '1')).toMatchObject({ ok: false, code: 'incompatible_units' });
+      expect(conv('mile', 'km', 'abc')).toEqual({ ok: false, code: 'invalid_value', message: "value 'abc' is not a number" });
+      for (const bad of ['', '1e', 'NaN', 'Infinity', '1,5']) expect(conv('mile', 'km', bad)).toMatchObject({ ok: false, code: 'invalid_value' });
+      expect(conv('B', 'Np', '1')).toMatchObject({ ok: false, code: 'unit_not_convertible', message: expect.stringContaining("'B'") });
+      expect(conv('m', 'B', '1')).toMatchObject({ ok: false, code: 'unit_not_convertible' });
+    });
+  });
+});
+
+describe('units normalise (real installed packages)', () => {
+  const records = source.normalise(realRaw());
+  const units = byId(records);
+  const u = (id: string) => units.get(id)!;
+
+  it('has every upstream unit, unique ids, all valid', () => {
+    expect(records.filter((r) => r.source === 'UCUM')).toHaveLength(772);
+    expect(records.filter((r) => r.source === 'CLDR')).toHaveLength(155);
+    expect(units.size).toBe(927);
+    expect(records.filter((r) => r.id.startsWith('cldr-')).map((r) => r.id).sort()).toEqual(['cldr-bar', 'cldr-bit']);
+    for (const r of records) expect(validate(r), `${r.id}: ${JSON.stringify(validate.errors)}`).toBe(true);
+  });
+
+  it('is mostly exact and refuses only special or arbitrary units', () => {
+    const nonConvertible = records.filter((r) => !r.convertible);
+    expect(nonConvertible.length).toBeGreaterThan(60);
+    expect(nonConvertible.every((r) => /non-linear|arbitrary/.test(r.not_convertible_reason!))).toBe(true);
+    expect(records.filter((r) => r.exact).length).toBeGreaterThan(750);
+    for (const r of records.filter((r) => r.convertible)) expect(r.factor, r.id).not.toBeNull();
+    // where ucum-lhc's definition and float magnitude disagree, the float is used and flagged inexact
+    expect(u('[mu_0]')).toMatchObject({ factor: '0.0000012566370614359172', exact: false });
+    expect(u('[LPF]')).toMatchObject({ factor: '1', exact: false });
+  });
+
+  it('agrees across sources where both define a unit', () => {
+    for (const [a, b] of [['[mi_i]', 'mile'], ['[gal_us]', 'gallon'], ['[gal_br]', 'gallon-imperial'], ['[lb_av]', 'pound'],
+      ['h', 'hour'], ['l', 'liter'], ['Cel', 'celsius'], ['[degF]', 'fahrenheit'], ['kat', 'katal'], ['lx', 'lux'], ['By', 'byte']]) {
+      expect(u(a).equivalent_to, `${a} ~ ${b}`).toContain(b);
+      expect(convert(u(a), u(b), '1')).toMatchObject({ ok: true, value_exact: '1', exact: true });
+    }
+    expect(u('[cup_us]')).toMatchObject({ factor: '0.0002365882365', exact: true });
+    expect(convert(u('[ly]'), u('light-year'), '1')).toMatchObject({ ok: true, value_exact: '1', exact: true });
+    expect(convert(u('deg'), u('degree'), '90')).toMatchObject({ ok: true, value_exact: '90' });
+  });
+});
