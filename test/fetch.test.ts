@@ -3,19 +3,14 @@ import { createServer } from 'node:http';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fetchAll, fetchOne, USER_AGENT } from '../pipeline/fetch.ts';
 import { cachedLocation, mirrorLocation } from '../pipeline/paths.ts';
 import { MIRROR, TINY_SHA, TINY_URL, URL_PATH, tiny } from './fixtures/tiny-source.ts';
-import { cleanup, quiet, tempDir } from './helpers.ts';
+import { quiet } from './helpers.ts';
+import { tempDirs } from './temp.ts';
 
-const made: string[] = [];
-const dir = () => {
-  const d = tempDir();
-  made.push(d);
-  return d;
-};
-afterAll(() => cleanup(...made));
+const dir = tempDirs();
 
 describe('mirror layout', () => {
   it('maps https://host/path onto <mirror>/<host>/<path> for folders and URLs', () => {

@@ -1,7 +1,7 @@
 /** The build: deterministic output, validation that fails loudly, absent and carried-forward datasets. */
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { build } from '../pipeline/build.ts';
 import { fetchAll } from '../pipeline/fetch.ts';
 import { MANIFEST, currentPointer, releaseDir } from '../pipeline/paths.ts';
@@ -9,15 +9,10 @@ import { readCurrent } from '../pipeline/writer.ts';
 import elements from '../sources/elements.ts';
 import { SOURCES } from '../sources/index.ts';
 import { MIRROR, tiny } from './fixtures/tiny-source.ts';
-import { cleanup, quiet, tempDir } from './helpers.ts';
+import { quiet } from './helpers.ts';
+import { tempDirs } from './temp.ts';
 
-const made: string[] = [];
-const dir = () => {
-  const d = tempDir();
-  made.push(d);
-  return d;
-};
-afterAll(() => cleanup(...made));
+const dir = tempDirs();
 
 function tree(root: string): Record<string, string> {
   const out: Record<string, string> = {};

@@ -7,20 +7,16 @@ import { PROJECT_ROOT } from '../pipeline/paths.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import { monthOf } from '../server/state/plans.ts';
 import { QuotaStore } from '../server/state/quota.ts';
-import { buildRelease, cleanup, startServer, tempDir } from './helpers.ts';
+import { buildRelease, cleanup, startServer } from './helpers.ts';
+import { tempDirs } from './temp.ts';
 
 let dist: string;
 let cache: string;
-const made: string[] = [];
-const dir = () => {
-  const d = tempDir();
-  made.push(d);
-  return d;
-};
+const dir = tempDirs();
 beforeAll(async () => {
   ({ dist, cache } = await buildRelease());
 });
-afterAll(() => cleanup(dist, cache, ...made));
+afterAll(() => cleanup(dist, cache));
 
 describe('QuotaStore', () => {
   it('counts per key and month and reloads the same counts', () => {
