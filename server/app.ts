@@ -5,13 +5,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { unwatchFile, watchFile } from 'node:fs';
 import { currentPointer } from '../pipeline/paths.ts';
-import { authenticate, Limits } from './auth.ts';
+import { authenticate, Limits, SCRIPTURE_CREDENTIALS } from './auth.ts';
+import { PUBLIC, SURFACES } from './surfaces.ts';
+import type { KeyRecord } from './state/keys.ts';
 import { ApiError } from './errors.ts';
 import { PREFLIGHT_HEADERS, etagOf, sendError, sendFile, sendJson, type HeaderList } from './http.ts';
 import { parseQuery } from './query.ts';
 import { Lru, Release } from './release.ts';
-import { Router } from './router.ts';
-import { ROUTES } from './routes.ts';
 import { KeyStore } from './state/keys.ts';
 import { QuotaStore } from './state/quota.ts';
 
@@ -35,7 +35,6 @@ const MAX_HEADER_BYTES = 16 * 1024;
 
 export function createApp(opts: AppOptions): App {
   const log = opts.log ?? ((m: string) => console.error(m));
-  const router = new Router(ROUTES);
   const keys = new KeyStore(opts.stateDir);
   const quota = new QuotaStore(opts.stateDir, opts.quota);
   quota.open();
@@ -72,20 +71,17 @@ export function createApp(opts: AppOptions): App {
       const qi = url.indexOf('?');
       const rawPath = qi === -1 ? url : url.slice(0, qi);
       const search = new URLSearchParams(qi === -1 ? undefined : url.slice(qi + 1));
-      const match = router.match(rawPath);
-      const protectedPath = rawPath === '/apis' || rawPath.startsWith('/apis/');
+      const surface = SURFACES.find((s) => s.owns(rawPath)) ?? PUBLIC;
+      const match = surface.router.match(rawPath);
       // Authenticate before revealing whether a path exists.
-      if (protectedPath || match?.route.auth) {
-        const key = authenticate(req, keys);
+      let key: KeyRecord | undefined;
+      if (surface.credentials) {
+        key = authenticate(req, search, keys, surface.credentials);
         limitHeaders = limits.charge(key);
       }
-      if (!match) {
-        const seg = rawPath.split('/')[2];
-        if (protectedPath && seg && !ROUTES.some((r) => r.path.split('/')[2] === seg)) {
-          throw new ApiError('dataset_not_found', `no dataset '${seg.slice(0, 60)}'`, { dataset: seg.slice(0, 60) });
-        }
-        throw new ApiError('not_found', 'no endpoint at this path');
-      }
+      // The key= credential is not a query parameter of any endpoint.
+      if (surface.credentials === SCRIPTURE_CREDENTIALS) search.delete('key');
+      if (!match) throw surface.notFound(rawPath);
       const { route, params } = match;
       const rel = release;
       if (route.dataset && !rel.datasets.has(route.dataset)) {
@@ -93,13 +89,15 @@ export function createApp(opts: AppOptions): App {
           dataset: route.dataset, reason: rel.absent[route.dataset] ?? 'not built',
         });
       }
-      const cacheKey = `${rel.id} ${url}`;
-      const hit = responses.get(cacheKey);
+      const cacheable = route.auth && route.cache !== false;
+      const cacheKey = `${rel.id} ${rawPath}?${search}`;
+      const hit = cacheable ? responses.get(cacheKey) : undefined;
       if (hit) return sendJson(req, res, hit.body, hit.etag, limitHeaders);
-      const reply = route.handler({ release: rel, params, query: parseQuery(search, route.query), path: rawPath });
+      const query = parseQuery(search, route.query);
+      const reply = route.handler({ release: rel, params, query, path: rawPath, key, quota });
       if (reply.kind === 'file') return sendFile(req, res, rel, reply.path, limitHeaders);
       const fresh = { body: reply.body, etag: etagOf(reply.body) };
-      if (route.auth) responses.set(cacheKey, fresh, Buffer.byteLength(fresh.body) + cacheKey.length + 64);
+      if (cacheable) responses.set(cacheKey, fresh, Buffer.byteLength(fresh.body) + cacheKey.length + 64);
       sendJson(req, res, fresh.body, fresh.etag, limitHeaders);
     } catch (err) {
       if (err instanceof ApiError) return sendError(req, res, err, limitHeaders);

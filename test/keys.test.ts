@@ -2,14 +2,13 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../pipeline/paths.ts';
 import { runKeys } from '../server/keys-cli.ts';
 import { KeyStore } from '../server/state/keys.ts';
-import { buildRelease, cleanup, startServer, tempDir, type Running } from './helpers.ts';
+import { cleanup, startServer, tempDir, type Running } from './helpers.ts';
 
 let dist: string;
-let cache: string;
 let srv: Running;
 const cli = (...args: string[]) => {
   const lines: string[] = [];
@@ -19,12 +18,12 @@ const cli = (...args: string[]) => {
 const get = (key: string) => fetch(`${srv.base}/apis/elements/Fe`, { headers: { 'x-service-key': key } });
 
 beforeAll(async () => {
-  ({ dist, cache } = await buildRelease());
+  dist = inject('sharedDist');
   srv = await startServer(dist, tempDir('almanac-keys-'));
 });
 afterAll(async () => {
   await srv.close();
-  cleanup(dist, cache, srv.stateDir);
+  cleanup(srv.stateDir);
 });
 
 describe('keys CLI', () => {

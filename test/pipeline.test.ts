@@ -7,7 +7,7 @@ import { fetchAll } from '../pipeline/fetch.ts';
 import { MANIFEST, currentPointer, releaseDir } from '../pipeline/paths.ts';
 import { readCurrent } from '../pipeline/writer.ts';
 import elements from '../sources/elements.ts';
-import { SOURCES } from '../sources/index.ts';
+import { ALL_SOURCES } from '../sources/index.ts';
 import { MIRROR, tiny } from './fixtures/tiny-source.ts';
 import { quiet } from './helpers.ts';
 import { tempDirs } from './temp.ts';
@@ -48,7 +48,10 @@ describe('build', () => {
       expect(readFileSync(path.join(releaseDir(d, r.release), p)).length, p).toBe(e.size);
       expect(e.sha256).toMatch(/^[0-9a-f]{64}$/);
     }
-    expect(Object.keys(m.datasets).sort()).toEqual(SOURCES.map((s) => s.id).sort());
+    // With an empty fetch cache, sources that need upstream files are absent, with a reason.
+    expect([...Object.keys(m.datasets), ...Object.keys(m.absent)].sort()).toEqual(ALL_SOURCES.map((s) => s.id).sort());
+    expect(Object.keys(m.datasets)).toEqual(expect.arrayContaining(['elements', 'units', 'bible/kjv']));
+    for (const reason of Object.values<string>(m.absent)) expect(reason).toMatch(/not in the fetch cache/);
     expect(m.datasets.elements).toMatchObject({ contract_version: '0.1.0', records: 118 });
     expect(m.datasets.elements.data_release).toMatch(/^[0-9a-f]{12}$/);
     expect(m.datasets.elements.upstream.map((u: any) => u.ref)).toEqual(expect.arrayContaining(['periodic-table@0.0.8/data.json']));

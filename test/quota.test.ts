@@ -2,21 +2,19 @@
 import { spawn } from 'node:child_process';
 import { appendFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../pipeline/paths.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import { monthOf } from '../server/state/plans.ts';
 import { QuotaStore } from '../server/state/quota.ts';
-import { buildRelease, cleanup, startServer } from './helpers.ts';
+import { cleanup, startServer } from './helpers.ts';
 import { tempDirs } from './temp.ts';
 
 let dist: string;
-let cache: string;
 const dir = tempDirs();
 beforeAll(async () => {
-  ({ dist, cache } = await buildRelease());
+  dist = inject('sharedDist');
 });
-afterAll(() => cleanup(dist, cache));
 
 describe('QuotaStore', () => {
   it('counts per key and month and reloads the same counts', () => {

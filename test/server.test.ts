@@ -3,14 +3,13 @@
  * every auth outcome, caching, CORS, hostile input. Every JSON response is checked
  * against the OpenAPI document the server itself serves.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { request as httpRequest } from 'node:http';
 import { OpenApiChecker } from './openapi-check.ts';
-import { buildRelease, cleanup, startServer, type Running } from './helpers.ts';
+import { cleanup, startServer, type Running } from './helpers.ts';
 
 let srv: Running;
 let dist: string;
-let cache: string;
 let key: string;
 let oa: OpenApiChecker;
 
@@ -23,7 +22,7 @@ async function call(path: string, headers: Record<string, string> = { 'x-service
 }
 
 beforeAll(async () => {
-  ({ dist, cache } = await buildRelease());
+  dist = inject('sharedDist');
   srv = await startServer(dist);
   key = srv.key('development');
   const doc = await call('/apis/openapi.json');
@@ -31,7 +30,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await srv?.close();
-  cleanup(dist, cache, srv.stateDir);
+  cleanup(srv.stateDir);
 });
 
 describe('OpenAPI document', () => {

