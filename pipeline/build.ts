@@ -14,9 +14,9 @@ import type { DatasetSource } from '../sources/contract.ts';
 import { ALL_SOURCES } from '../sources/index.ts';
 import { platformOpenApi, scriptureOpenApi } from '../server/openapi.ts';
 import { InputUnavailable, resolveInputs } from './inputs.ts';
-import { LICENCES, MANIFEST, OPENAPI, OPENAPI_V1, distDir, releaseDir } from './paths.ts';
+import { LICENCES, MANIFEST, OPENAPI, OPENAPI_V1, aliasKey, distDir, releaseDir } from './paths.ts';
 import { generateDataset, orderRecords, type DatasetInfo, type OutFile } from './shards.ts';
-import { validateRecords } from './validate.ts';
+import { InvalidRecord, validateRecords } from './validate.ts';
 import { pruneReleases, readCurrent, writeRelease, type Manifest } from './writer.ts';
 
 /** Bump when the shard layout or record envelopes change. */
@@ -61,6 +61,8 @@ export async function build(opts: BuildOptions = {}) {
   const datasets: Record<string, DatasetInfo & { carried_forward_from?: string }> = {};
   const absent: Record<string, string> = {};
   const reports: DatasetReport[] = [];
+  const built = new Map<string, { records: { id: string }[]; keys: Map<string, number> }>();
+  const linkTargets = new Set(sources.flatMap((s) => (s.links ?? []).map((l) => l.dataset)));
 
   for (const source of sources) {
     const t0 = performance.now();
@@ -73,7 +75,11 @@ export async function build(opts: BuildOptions = {}) {
       step(`validating ${records.length} records`);
       validateRecords(source, records);
       step('generating shards');
-      const { files: out, info } = generateDataset(source, orderRecords(source, records), resolved);
+      const { files: out, info, keys } = generateDataset(source, orderRecords(source, records), resolved);
+      // Kept only where a link check needs them: large datasets must not pile up in memory.
+      if (source.links?.length || linkTargets.has(source.id)) {
+        built.set(source.id, { records: source.links?.length ? records : [], keys: linkTargets.has(source.id) ? keys : new Map() });
+      }
       files.push(...out);
       datasets[source.id] = info;
       reports.push({ id: source.id, status: 'built', records: info.records, files: out.length, bytes: sum(out), seconds: (performance.now() - t0) / 1000 });
@@ -98,6 +104,7 @@ export async function build(opts: BuildOptions = {}) {
     log(`${r.id.padEnd(14)} ${r.status.padEnd(15)} ${String(r.records).padStart(8)} records ${String(r.files).padStart(5)} files ${kib(r.bytes).padStart(10)} ${r.seconds.toFixed(2).padStart(7)} s${r.reason ? `  (${r.reason})` : ''}`);
   }
 
+  checkLinks(sources, built);
   files.push({ path: OPENAPI, content: Buffer.from(JSON.stringify(platformOpenApi(), null, 1) + '\n') });
   files.push({ path: OPENAPI_V1, content: Buffer.from(JSON.stringify(scriptureOpenApi(), null, 1) + '\n') });
   files.push({ path: LICENCES, content: Buffer.from(JSON.stringify(licences(sources, datasets), null, 1) + '\n') });
@@ -107,6 +114,30 @@ export async function build(opts: BuildOptions = {}) {
   const seconds = (performance.now() - started) / 1000;
   log(`release ${release}: ${Object.keys(datasets).length} datasets, ${files.length} files (+ compressed variants), ${kib(sum(files))}, ${seconds.toFixed(2)} s`);
   return { release, dist, reports, absent, seconds };
+}
+
+/**
+ * Every cross-dataset link must name a record that exists in the target dataset (by id,
+ * or by alias in any case). A link into a dataset absent from this build cannot be
+ * checked and is left as is; the target's absence is in the manifest.
+ */
+export function checkLinks(sources: DatasetSource<any>[], built: Map<string, { records: { id: string }[]; keys: Map<string, number> }>) {
+  for (const source of sources) {
+    const mine = built.get(source.id);
+    if (!mine) continue;
+    for (const link of source.links ?? []) {
+      const target = built.get(link.dataset);
+      if (!target) continue;
+      for (const r of mine.records) {
+        const raw = (r as Record<string, unknown>)[link.field];
+        for (const v of Array.isArray(raw) ? raw : raw == null ? [] : [raw]) {
+          if (!target.keys.has(String(v)) && !target.keys.has(aliasKey(String(v)))) {
+            throw new InvalidRecord(`source ${source.id}: record ${JSON.stringify(r.id)}: field /${link.field}: '${v}' is not a record of ${link.dataset}`);
+          }
+        }
+      }
+    }
+  }
 }
 
 function licences(sources: DatasetSource<any>[], datasets: Record<string, DatasetInfo>) {

@@ -27,7 +27,7 @@ export interface DatasetInfo {
   packs: number;
   pack_size: number;
   key_buckets: number;
-  filters: { param: string; field: string; description: string; case_insensitive: boolean; values: number }[];
+  filters: { param: string; field: string; description: string; case_insensitive: boolean; values: number; max_span?: number }[];
   search_fields: string[];
   provenance: DatasetSource['provenance'];
   upstream: { name: string; ref: string; sha256: string }[];
@@ -65,7 +65,7 @@ export function searchOptions(fields: string[]) {
 
 export function generateDataset<R extends { id: string }>(
   source: DatasetSource<R>, sorted: R[], upstream: DatasetInfo['upstream'],
-): { files: OutFile[]; info: DatasetInfo } {
+): { files: OutFile[]; info: DatasetInfo; keys: Map<string, number> } {
   const files: OutFile[] = [];
   const lines = sorted.map((r) => JSON.stringify(r));
 
@@ -74,19 +74,29 @@ export function generateDataset<R extends { id: string }>(
     files.push({ path: packPath(source.id, p), content: Buffer.from(chunk.length ? chunk.join('\n') + '\n' : '') });
   }
 
-  // Keys: exact ids, then case-insensitive aliases (the id itself among them).
+  // Keys: exact ids, then case-insensitive aliases. A record's own id, in any case, beats
+  // another record's alias (/apis/languages/DE is German, not the region DE); aliases two
+  // records share are dropped rather than resolved arbitrarily.
+  const keys = new Map<string, number>(sorted.map((r, ord) => [r.id, ord]));
+  const idOwners = new Map<string, number | null>();
+  sorted.forEach((r, ord) => {
+    const k = aliasKey(r.id);
+    idOwners.set(k, idOwners.has(k) ? null : ord);
+  });
   const aliasOwners = new Map<string, number | null>();
   sorted.forEach((r, ord) => {
-    for (const a of new Set([r.id, ...(source.aliases?.(r) ?? [])].map(aliasKey))) {
+    for (const a of new Set((source.aliases?.(r) ?? []).map(aliasKey))) {
+      if (idOwners.has(a)) continue;
       const prev = aliasOwners.get(a);
       aliasOwners.set(a, prev === undefined || prev === ord ? ord : null);
     }
   });
   let ambiguous = 0;
-  const keys = new Map<string, number>(sorted.map((r, ord) => [r.id, ord]));
-  for (const [a, ord] of aliasOwners) {
-    if (ord === null) ambiguous++;
-    else keys.set(a, ord);
+  for (const owners of [idOwners, aliasOwners]) {
+    for (const [a, ord] of owners) {
+      if (ord === null) ambiguous++;
+      else keys.set(a, ord);
+    }
   }
   const nb = bucketCount(keys.size);
   const buckets: [string, number][][] = Array.from({ length: nb }, () => []);
@@ -106,7 +116,10 @@ export function generateDataset<R extends { id: string }>(
       }
     });
     files.push({ path: filterPath(source.id, f.param), content: json(sortedObject(index)) });
-    filters.push({ param: f.param, field: f.field, description: f.description, case_insensitive: !!f.caseInsensitive, values: index.size });
+    filters.push({
+      param: f.param, field: f.field, description: f.description, case_insensitive: !!f.caseInsensitive, values: index.size,
+      ...(f.range ? { max_span: f.range.maxSpan } : {}),
+    });
   }
 
   const ms = new MiniSearch(searchOptions(source.search.fields));
@@ -135,5 +148,5 @@ export function generateDataset<R extends { id: string }>(
     ambiguous_aliases: ambiguous,
   };
   if (source.summary) info.summary = source.summary(sorted);
-  return { files, info };
+  return { files, info, keys };
 }

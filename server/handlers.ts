@@ -71,14 +71,27 @@ function page(ctx: Ctx, ds: string, ordinals: number[] | null, extraMeta: Record
 }
 const COMMA = Buffer.from(',');
 
-/** Ordinals matching every filter given in the query, or null when no filter was given. */
-function filtered(ctx: Ctx, ds: string): number[] | null {
+/** The values a filter parameter asks for: one value, or every integer of an "A-B" span. */
+function filterValues(f: DatasetInfo['filters'][number], raw: string): string[] {
+  const span = f.max_span ? /^(-?\d{1,6})-(-?\d{1,6})$/.exec(raw) : null;
+  if (!span) return [f.case_insensitive ? raw.toLowerCase() : raw];
+  const [a, b] = [Number(span[1]), Number(span[2])];
+  if (a > b || b - a + 1 > f.max_span!) {
+    throw new ApiError('invalid_parameter', `parameter '${f.param}' spans ${b - a + 1} values; give A-B with A ≤ B and at most ${f.max_span}`, { parameter: f.param, value: raw, max_span: f.max_span });
+  }
+  return Array.from({ length: b - a + 1 }, (_, i) => String(a + i));
+}
+
+/** Ordinals matching every filter given in the query (and a view's fixed ones), or null when none applies. */
+function filtered(ctx: Ctx, ds: string, fixed: Record<string, string> = {}): number[] | null {
   let result: number[] | null = null;
   for (const f of info(ctx, ds).filters) {
-    const raw = ctx.query[f.param];
+    const raw = fixed[f.param] ?? ctx.query[f.param];
     if (raw === undefined) continue;
-    const value = f.case_insensitive ? String(raw).toLowerCase() : String(raw);
-    const hits = ctx.release.filter(ds, f.param, value);
+    const values = filterValues(f, String(raw));
+    const found = values.map((v) => ctx.release.filter(ds, f.param, v)).filter((x): x is number[] => !!x);
+    // A span may include values no record has; a single unknown value is a mistake worth a 400.
+    const hits = values.length > 1 ? found.flat().sort((x, y) => x - y) : found[0];
     if (!hits) {
       const values = ctx.release.filterValues(ds, f.param);
       throw new ApiError('invalid_parameter', `parameter '${f.param}' has no record with value '${raw}'`, {
@@ -96,18 +109,28 @@ function filtered(ctx: Ctx, ds: string): number[] | null {
   return result;
 }
 
-export const list = (ds: string): Handler => (ctx) => page(ctx, ds, filtered(ctx, ds));
-
-export const search = (ds: string): Handler => (ctx) => {
+/** List order, or relevance order when `q` is given; filters narrow either. */
+function listOrSearch(ctx: Ctx, ds: string, fixed?: Record<string, string>): Reply {
+  const f = filtered(ctx, ds, fixed);
+  if (ctx.query.q === undefined) return page(ctx, ds, f);
   const q = String(ctx.query.q);
   let hits = ctx.release.search(ds, q);
-  const f = filtered(ctx, ds);
   if (f) {
     const keep = new Set(f);
     hits = hits.filter((o) => keep.has(o));
   }
   return page(ctx, ds, hits, { q, order: 'relevance' });
+}
+
+export const list = (ds: string): Handler => (ctx) => listOrSearch(ctx, ds);
+export const search = list;
+/** The dataset's build-time summary (e.g. holiday coverage), in the usual envelope. */
+export const summary = (ds: string): Handler => (ctx) => {
+  const i = info(ctx, ds);
+  return { kind: 'json', body: JSON.stringify({ data: i.summary ?? null, meta: datasetMeta(i) }) };
 };
+
+export const view = (ds: string, fixed: Record<string, string>): Handler => (ctx) => listOrSearch(ctx, ds, fixed);
 
 export function recordOrdinal(ctx: Ctx, ds: string, key: string): number {
   const ord = ctx.release.lookup(ds, key);

@@ -46,20 +46,36 @@ const one = (record: SchemaObject): SchemaObject => ({
 
 const idParamName = (s: DatasetSource) => s.pathParam ?? 'id';
 
+const OPTIONAL_Q: ParamSpec = { ...Q, required: false, description: `Optional search text; when given, matches are ranked by relevance. ${Q.description}` };
+
 function datasetRoutes(s: DatasetSource<any>): Route[] {
-  const filters = s.filters.map((f) => filterParam(f.param, f.description));
+  const filters = s.filters.map((f) => filterParam(f.param, f.range ? `${f.description} A single value or an inclusive span "A-B" of at most ${f.range.maxSpan}.` : f.description));
   const ref: SchemaObject = { $ref: `#/components/schemas/${schemaName(s.id)}` };
   const base = { tag: s.id, dataset: s.id, auth: true };
   const routes: Route[] = [
     {
       ...base, path: `/apis/${s.id}`, operationId: `${camel(s.id)}List`, summary: `List ${s.title.toLowerCase()}`,
-      pathParams: [], query: [LIMIT, OFFSET, ...filters], response: listOf(ref), handler: h.list(s.id),
+      pathParams: [], query: [OPTIONAL_Q, LIMIT, OFFSET, ...filters], response: listOf(ref), handler: h.list(s.id),
     },
     {
       ...base, path: `/apis/${s.id}/search`, operationId: `${camel(s.id)}Search`, summary: `Search ${s.title.toLowerCase()}`,
       pathParams: [], query: [Q, LIMIT, OFFSET, ...filters], response: listOf(ref), handler: h.search(s.id),
     },
   ];
+  for (const v of s.views ?? []) {
+    const fixed = new Set(Object.keys(v.filter));
+    routes.push({
+      ...base, path: `/apis/${s.id}/${v.segment}`, operationId: `${camel(s.id)}${camel(`-${v.segment}`)}`, summary: v.summary,
+      pathParams: [], query: [OPTIONAL_Q, LIMIT, OFFSET, ...filters.filter((f) => !fixed.has(f.name))], response: listOf(ref), handler: h.view(s.id, v.filter),
+    });
+  }
+  if (s.summaryView) {
+    routes.push({
+      ...base, path: `/apis/${s.id}/${s.summaryView.segment}`, operationId: `${camel(s.id)}${camel(`-${s.summaryView.segment}`)}`,
+      summary: s.summaryView.summary, pathParams: [], query: [], handler: h.summary(s.id),
+      response: one(s.summaryView.schema),
+    });
+  }
   for (const extra of EXTRA_ROUTES[s.id] ?? []) routes.push({ ...base, ...extra });
   routes.push({
     ...base, path: `/apis/${s.id}/{${idParamName(s)}}`, operationId: `${camel(s.id)}Get`, summary: `Get one record of ${s.title.toLowerCase()}`,
@@ -79,7 +95,7 @@ const EXTRA_ROUTES: Record<string, Omit<Route, 'tag' | 'dataset' | 'auth'>[]> = 
 
 export const schemaName = (ds: string) => `${camel(ds).replace(/^./, (c) => c.toUpperCase())}Record`;
 function camel(s: string) {
-  return s.replace(/-(.)/g, (_, c: string) => c.toUpperCase());
+  return s.replace(/[-/](.)/g, (_, c: string) => c.toUpperCase());
 }
 
 export const ROUTES: Route[] = [

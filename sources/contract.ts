@@ -47,6 +47,28 @@ export interface FilterSpec {
   description: string;
   /** Compare case-insensitively (values are lower-cased in the index). */
   caseInsensitive?: boolean;
+  /**
+   * Integer field that also accepts an inclusive span "A-B" (e.g. ?year=2025-2027) of at
+   * most `maxSpan` values; a wider span is a 400 naming the limit.
+   */
+  range?: { maxSpan: number };
+}
+
+/**
+ * A field whose values (a string or string[]) are ids or aliases of records in another
+ * dataset, so clients can walk between datasets. The build fails if a link does not
+ * resolve to a record that exists.
+ */
+export interface LinkSpec {
+  field: string;
+  dataset: string;
+}
+
+/** A fixed-filter list under the dataset's path, e.g. /apis/currencies/historical. */
+export interface ViewSpec {
+  segment: string;
+  summary: string;
+  filter: Record<string, string>;
 }
 
 export interface SearchSpec {
@@ -71,6 +93,10 @@ export interface DatasetSource<R extends { id: string } = { id: string } & Recor
   schema: SchemaObject;
   search: SearchSpec;
   filters: FilterSpec[];
+  links?: LinkSpec[];
+  views?: ViewSpec[];
+  /** Serves the `summary` (below) at /apis/<id>/<segment>, e.g. /apis/holidays/coverage. */
+  summaryView?: { segment: string; summary: string; schema: SchemaObject };
   /**
    * Other keys under which a record can be fetched by `/{id}` (e.g. an element's
    * atomic number). Matched case-insensitively after an exact id match fails.
