@@ -27,13 +27,8 @@ export interface BookSummary {
   chapters: [number, number, number][];
 }
 
-export interface TranslationSummary {
-  slug: string;
-  abbreviation: string;
-  name: string;
-  language: string;
-  edition: string;
-  versification: string;
+/** What the manifest records of a translation: its identity, books and chapters. */
+export interface TranslationSummary extends Pick<TranslationSource, 'slug' | 'abbreviation' | 'name' | 'language' | 'edition' | 'versification'> {
   books: BookSummary[];
   verses: number;
 }
