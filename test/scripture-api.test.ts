@@ -49,6 +49,22 @@ describe('credentials', () => {
     srv.app.keys.setStatus(revoked, 'revoked');
     expect((await call('/api/v1/translations', { authorization: `Bearer ${revoked}` })).body.error).toMatchObject({ code: 'inactive_api_key', status: 403 });
   });
+  it('answers 429 monthly_quota_exceeded when the plan’s month is used up', async () => {
+    const basic = srv.key('basic');
+    const id = srv.app.keys.verify(basic)!.id;
+    for (let i = 0; i < 25_000; i++) srv.app.quota.count(id);
+    const r = await call('/api/v1/text/kjv/john/3/16', { 'x-scripture-key': basic });
+    expect(r.status).toBe(429);
+    expect(r.body.error).toMatchObject({ code: 'monthly_quota_exceeded', status: 429 });
+    expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+  it('lets a key from the approval queue in only after approval, with its plan’s quota', async () => {
+    const req = srv.app.keys.request('reading app', 'dev@example.org');
+    expect(srv.app.keys.requests().find((r) => r.id === req.id)?.status).toBe('pending');
+    const { secret } = srv.app.keys.approve(req.id, 'premium');
+    const r = await call('/api/v1/key', { authorization: `Bearer ${secret}` });
+    expect(r.body.data).toMatchObject({ tier: 'premium', monthly_quota: 500000 });
+  });
   it('reports tier, quota, usage, remaining calls and last use on /key', async () => {
     const fresh = srv.key('standard');
     await call('/api/v1/translations', { authorization: `Bearer ${fresh}` });
