@@ -14,7 +14,7 @@ import type { DatasetSource } from '../sources/contract.ts';
 import { ALL_SOURCES } from '../sources/index.ts';
 import { platformOpenApi, scriptureOpenApi } from '../server/openapi.ts';
 import { InputUnavailable, resolveInputs } from './inputs.ts';
-import { LICENCES, MANIFEST, OPENAPI, OPENAPI_V1, aliasKey, distDir, releaseDir } from './paths.ts';
+import { LICENCES, MANIFEST, OPENAPI, OPENAPI_V1, aliasKey, distDir, isDatasetFile, releaseDir } from './paths.ts';
 import { generateDataset, orderRecords, type DatasetInfo, type OutFile } from './shards.ts';
 import { InvalidRecord, validateRecords } from './validate.ts';
 import { pruneReleases, readCurrent, writeRelease, type Manifest } from './writer.ts';
@@ -89,7 +89,7 @@ export async function build(opts: BuildOptions = {}) {
       const old = prev?.manifest.datasets as Record<string, DatasetInfo> | undefined;
       if (prev && old?.[source.id]) {
         const carried = Object.keys(prev.manifest.files)
-          .filter((p) => p.startsWith(`${source.id}/`))
+          .filter((p) => isDatasetFile(source.id, p))
           .map((p) => ({ path: p, content: readFileSync(path.join(prev.dir, p)) }));
         files.push(...carried);
         datasets[source.id] = { ...old[source.id], carried_forward_from: prev.manifest.release };

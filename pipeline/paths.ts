@@ -54,6 +54,13 @@ export const keyBucketPath = (ds: string, b: number) => `${ds}/keys/${b}.json`;
 export const filterPath = (ds: string, param: string) => `${ds}/filters/${param}.json`;
 export const searchPath = (ds: string) => `${ds}/search.json`;
 
+/** True when a release path is one of this dataset's own files (not a sub-dataset's, e.g. languages/scripts). */
+export function isDatasetFile(ds: string, rel: string): boolean {
+  if (!rel.startsWith(`${ds}/`)) return false;
+  const rest = rel.slice(ds.length + 1);
+  return rest === 'search.json' || /^(packs|keys|filters)\/[^/]+$/.test(rest);
+}
+
 export const packOf = (ordinal: number) => Math.floor(ordinal / PACK_SIZE);
 export const bucketCount = (keys: number) => Math.max(1, Math.ceil(keys / KEYS_PER_BUCKET));
 

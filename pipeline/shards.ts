@@ -29,6 +29,10 @@ export interface DatasetInfo {
   key_buckets: number;
   filters: { param: string; field: string; description: string; case_insensitive: boolean; values: number; max_span?: number }[];
   search_fields: string[];
+  /** Per-field boosts applied at query time. */
+  search_boost?: Record<string, number>;
+  /** Numeric field that weights search scores (stored in the index as __rank). */
+  search_rank?: string;
   provenance: DatasetSource['provenance'];
   upstream: { name: string; ref: string; sha256: string }[];
   /** Aliases dropped because two records claimed them. */
@@ -59,8 +63,8 @@ export function searchText(record: Record<string, unknown>, field: string): stri
   return Array.isArray(v) ? v.filter((x) => x != null).join(' ') : String(v);
 }
 
-export function searchOptions(fields: string[]) {
-  return { fields, idField: '__o', extractField: (doc: any, f: string) => doc[f] };
+export function searchOptions(fields: string[], rank?: string) {
+  return { fields, idField: '__o', extractField: (doc: any, f: string) => doc[f], ...(rank ? { storeFields: ['__rank'] } : {}) };
 }
 
 export function generateDataset<R extends { id: string }>(
@@ -122,9 +126,11 @@ export function generateDataset<R extends { id: string }>(
     });
   }
 
-  const ms = new MiniSearch(searchOptions(source.search.fields));
+  const rank = source.search.rank;
+  const ms = new MiniSearch(searchOptions(source.search.fields, rank));
   ms.addAll(sorted.map((r, ord) => {
     const doc: Record<string, unknown> = { __o: ord };
+    if (rank) doc.__rank = Number((r as Record<string, unknown>)[rank] ?? 0) || 0;
     for (const f of source.search.fields) doc[f] = searchText(r as Record<string, unknown>, f);
     return doc;
   }));
@@ -143,6 +149,8 @@ export function generateDataset<R extends { id: string }>(
     key_buckets: nb,
     filters,
     search_fields: source.search.fields,
+    ...(source.search.boost ? { search_boost: source.search.boost } : {}),
+    ...(rank ? { search_rank: rank } : {}),
     provenance: source.provenance,
     upstream,
     ambiguous_aliases: ambiguous,

@@ -142,10 +142,16 @@ export class Release {
     const info = this.datasets.get(ds)!;
     const ms = this.cached(`s:${ds}`, () => {
       const text = this.file(searchPath(ds)).toString('utf8');
-      return [MiniSearch.loadJSON(text, searchOptions(info.search_fields)), text.length * 4];
+      return [MiniSearch.loadJSON(text, searchOptions(info.search_fields, info.search_rank)), text.length * 4];
     });
     return ms
-      .search(q, { prefix: true, fuzzy: (term) => (term.length >= 5 ? 0.2 : false), combineWith: 'AND' })
+      .search(q, {
+        prefix: true,
+        fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
+        combineWith: 'AND',
+        ...(info.search_boost ? { boost: info.search_boost } : {}),
+        ...(info.search_rank ? { boostDocument: (_id, _term, stored) => 1 + Math.log10(1 + Number(stored?.__rank ?? 0)) } : {}),
+      })
       .map((r) => r.id as number);
   }
 }

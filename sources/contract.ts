@@ -76,6 +76,11 @@ export interface SearchSpec {
   fields: string[];
   /** Per-field boosts, e.g. { name: 3 }. */
   boost?: Record<string, number>;
+  /**
+   * A numeric field that weights results (score × (1 + log10(1 + value))), e.g. a place's
+   * population, so "berlin" finds the capital before Berlin-Köpenick.
+   */
+  rank?: string;
 }
 
 export type RawInputs = Record<string, unknown>;
