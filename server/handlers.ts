@@ -147,12 +147,6 @@ export const get = (ds: string): Handler => (ctx) => {
   return { kind: 'json', body };
 };
 
-export const convert = (ds: string): Handler => (ctx) => {
-  // Imported lazily-by-reference to keep the handler table free of dataset logic.
-  return convertHandler(ctx, ds);
-};
-import { convertHandler } from './convert.ts';
-
 export const health: Handler = (ctx) => ({ kind: 'json', body: JSON.stringify({ status: 'ok', release: ctx.release.id }) });
 
 export const openapi: Handler = () => ({ kind: 'file', path: OPENAPI });

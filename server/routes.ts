@@ -10,7 +10,7 @@ import type { DatasetSource } from '../sources/contract.ts';
 import { SOURCES } from '../sources/index.ts';
 import { LIMIT, OFFSET, Q, filterParam, type ParamSpec } from './query.ts';
 import * as h from './handlers.ts';
-import { CONVERT_PARAMS, CONVERT_SCHEMA } from './convert.ts';
+import { CONVERT_PARAMS, CONVERT_SCHEMA, convertHandler } from './convert.ts';
 
 export interface Route {
   path: string;
@@ -89,7 +89,7 @@ function datasetRoutes(s: DatasetSource<any>): Route[] {
 const EXTRA_ROUTES: Record<string, Omit<Route, 'tag' | 'dataset' | 'auth'>[]> = {
   units: [{
     path: '/apis/units/convert', operationId: 'unitsConvert', summary: 'Convert a value between compatible units',
-    pathParams: [], query: CONVERT_PARAMS, response: CONVERT_SCHEMA, handler: h.convert('units'),
+    pathParams: [], query: CONVERT_PARAMS, response: CONVERT_SCHEMA, handler: (ctx) => convertHandler(ctx, 'units'),
   }],
 };
 
