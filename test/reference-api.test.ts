@@ -169,3 +169,32 @@ describe('holidays', () => {
     }
   });
 });
+
+describe('every platform route answers', () => {
+  it('lists, searches, gets and serves each view of every dataset in the release', async () => {
+    const { ROUTES } = await import('../server/routes.ts');
+    const datasets = new Set(ROUTES.filter((r) => r.dataset).map((r) => r.dataset!));
+    let calls = 0;
+    for (const ds of datasets) {
+      const list = await ok(`/apis/${ds}?limit=2`);
+      expect(list.data.length, ds).toBeGreaterThan(0);
+      const first = list.data[0];
+      const got = await ok(`/apis/${ds}/${encodeURIComponent(first.id)}`);
+      expect(got.data.id, ds).toBe(first.id);
+      // A word from the first record whose name (or id) has one: some ids are symbols like '%'.
+      const words = (await ok(`/apis/${ds}?limit=20`)).data.flatMap((r: any) => String(r.name ?? r.id).split(/[^\p{L}]+/u));
+      const word = words.find((w: string) => w.length >= 3);
+      const found = await ok(`/apis/${ds}/search?q=${encodeURIComponent(word)}&limit=100`);
+      expect(found.meta.total, `${ds} search ${word}`).toBeGreaterThan(0);
+      calls += 3;
+    }
+    const views: string[] = [];
+    for (const r of ROUTES.filter((x) => x.dataset && !x.path.includes('{') && !/\/search$|\/convert$/.test(x.path) && x.path !== `/apis/${x.dataset}`)) {
+      await ok(r.query.some((q) => q.name === 'limit') ? `${r.path}?limit=1` : r.path);
+      views.push(r.path);
+    }
+    expect(datasets.size).toBe(11);
+    expect(views.sort()).toEqual(['/apis/currencies/historical', '/apis/holidays/coverage', '/apis/holidays/observances']);
+    expect(calls).toBe(33);
+  });
+});
