@@ -19,6 +19,10 @@ import { readCurrent } from '../pipeline/writer.ts';
 
 /** A byte-budgeted LRU; Map iteration order is insertion order, so the first entry is the oldest. */
 export class Lru<V> {
+  /** Bytes held; exposed for tests. */
+  get bytes() {
+    return this.used;
+  }
   private map = new Map<string, { v: V; size: number }>();
   private used = 0;
   constructor(private budget: number) {}
@@ -30,6 +34,12 @@ export class Lru<V> {
     return e.v;
   }
   set(k: string, v: V, size: number) {
+    const old = this.map.get(k);
+    if (old) {
+      // Replacing an entry must not count its old size twice.
+      this.map.delete(k);
+      this.used -= old.size;
+    }
     if (size > this.budget) return;
     this.map.set(k, { v, size });
     this.used += size;
