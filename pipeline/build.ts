@@ -15,9 +15,9 @@ import { ALL_SOURCES } from '../sources/index.ts';
 import { platformOpenApi, scriptureOpenApi } from '../server/openapi.ts';
 import { InputUnavailable, resolveInputs } from './inputs.ts';
 import { LICENCES, MANIFEST, OPENAPI, OPENAPI_V1, aliasKey, distDir, isDatasetFile, releaseDir } from './paths.ts';
-import { generateDataset, orderRecords, type DatasetInfo, type OutFile } from './shards.ts';
-import { InvalidRecord, validateRecords } from './validate.ts';
-import { pruneReleases, readCurrent, writeRelease, type Manifest } from './writer.ts';
+import { DatasetGenerator, orderRecords, type DatasetInfo, type OutFile } from './shards.ts';
+import { InvalidRecord, recordValidator, validateRecords } from './validate.ts';
+import { ReleaseWriter, pruneReleases, readCurrent, type Manifest } from './writer.ts';
 
 /** Bump when the shard layout or record envelopes change. */
 export const PIPELINE_VERSION = '0.1.0';
@@ -57,62 +57,90 @@ export async function build(opts: BuildOptions = {}) {
   const prev = previousRelease(dist);
   const started = performance.now();
 
-  const files: OutFile[] = [];
+  const writer = new ReleaseWriter(dist);
   const datasets: Record<string, DatasetInfo & { carried_forward_from?: string }> = {};
   const absent: Record<string, string> = {};
   const reports: DatasetReport[] = [];
   const built = new Map<string, { records: { id: string }[]; keys: Map<string, number> }>();
   const linkTargets = new Set(sources.flatMap((s) => (s.links ?? []).map((l) => l.dataset)));
+  let bytes = 0;
+  const add = (f: OutFile) => {
+    bytes += f.content.length;
+    writer.add(f);
+  };
 
-  for (const source of sources) {
-    const t0 = performance.now();
-    const step = (what: string) => process.stdout.isTTY && process.stdout.write(`\r\x1b[K${source.id}: ${what}`);
-    try {
-      step('resolving inputs');
-      const { raw, resolved } = await resolveInputs(source, env);
-      step('normalising');
-      const records = source.normalise(raw);
-      step(`validating ${records.length} records`);
-      validateRecords(source, records);
-      step('generating shards');
-      const { files: out, info, keys } = generateDataset(source, orderRecords(source, records), resolved);
-      // Kept only where a link check needs them: large datasets must not pile up in memory.
-      if (source.links?.length || linkTargets.has(source.id)) {
-        built.set(source.id, { records: source.links?.length ? records : [], keys: linkTargets.has(source.id) ? keys : new Map() });
+  try {
+    for (const source of sources) {
+      const t0 = performance.now();
+      const step = (what: string) => process.stdout.isTTY && process.stdout.write(`\r\x1b[K${source.id}: ${what}`);
+      const before = { files: writer.files, bytes };
+      try {
+        step('resolving inputs');
+        const { raw, resolved, missing } = await resolveInputs(source, env);
+        const gen = new DatasetGenerator(source, resolved, add, Number(env.ALMANAC_SEARCH_SHARD_SIZE) || undefined);
+        let records: { id: string }[] = [];
+        if (source.normaliseStream) {
+          // Streamed: validated and written as they arrive, in the source's own order.
+          step('streaming');
+          const check = recordValidator(source);
+          let i = 0;
+          for await (const r of source.normaliseStream(raw)) {
+            check(r, i++);
+            gen.add(r);
+          }
+        } else {
+          step('normalising');
+          records = source.normalise(raw);
+          step(`validating ${records.length} records`);
+          validateRecords(source, records);
+          step('generating shards');
+          records = orderRecords(source, records);
+          for (const r of records) gen.add(r);
+        }
+        const { info, keys } = gen.finish();
+        if (source.summary) info.summary = source.summary(records);
+        if (source.upstreamTime || info.live) info.upstream_time = upstreamTime(source, raw, resolved);
+        if (missing.length) info.missing_inputs = missing;
+        // Kept only where a link check needs them: large datasets must not pile up in memory.
+        if (source.links?.length || linkTargets.has(source.id)) {
+          built.set(source.id, { records: source.links?.length ? records : [], keys: linkTargets.has(source.id) ? keys : new Map() });
+        }
+        datasets[source.id] = info;
+        reports.push({ id: source.id, status: 'built', records: info.records, files: writer.files - before.files, bytes: bytes - before.bytes, seconds: (performance.now() - t0) / 1000 });
+      } catch (err) {
+        if (!(err instanceof InputUnavailable)) throw err;
+        const reason = err.message;
+        const old = prev?.manifest.datasets as Record<string, DatasetInfo> | undefined;
+        if (prev && old?.[source.id]) {
+          for (const p of Object.keys(prev.manifest.files).filter((p) => isDatasetFile(source.id, p))) {
+            add({ path: p, content: readFileSync(path.join(prev.dir, p)) });
+          }
+          datasets[source.id] = { ...old[source.id], carried_forward_from: prev.manifest.release };
+          reports.push({ id: source.id, status: 'carried-forward', records: old[source.id].records, files: writer.files - before.files, bytes: bytes - before.bytes, seconds: (performance.now() - t0) / 1000, reason });
+        } else {
+          absent[source.id] = reason;
+          reports.push({ id: source.id, status: 'absent', records: 0, files: 0, bytes: 0, seconds: 0, reason });
+        }
       }
-      files.push(...out);
-      datasets[source.id] = info;
-      reports.push({ id: source.id, status: 'built', records: info.records, files: out.length, bytes: sum(out), seconds: (performance.now() - t0) / 1000 });
-    } catch (err) {
-      if (!(err instanceof InputUnavailable)) throw err;
-      const reason = err.message;
-      const old = prev?.manifest.datasets as Record<string, DatasetInfo> | undefined;
-      if (prev && old?.[source.id]) {
-        const carried = Object.keys(prev.manifest.files)
-          .filter((p) => isDatasetFile(source.id, p))
-          .map((p) => ({ path: p, content: readFileSync(path.join(prev.dir, p)) }));
-        files.push(...carried);
-        datasets[source.id] = { ...old[source.id], carried_forward_from: prev.manifest.release };
-        reports.push({ id: source.id, status: 'carried-forward', records: old[source.id].records, files: carried.length, bytes: sum(carried), seconds: (performance.now() - t0) / 1000, reason });
-      } else {
-        absent[source.id] = reason;
-        reports.push({ id: source.id, status: 'absent', records: 0, files: 0, bytes: 0, seconds: 0, reason });
-      }
+      if (process.stdout.isTTY) process.stdout.write('\r\x1b[K');
+      const r = reports[reports.length - 1];
+      log(`${r.id.padEnd(14)} ${r.status.padEnd(15)} ${String(r.records).padStart(8)} records ${String(r.files).padStart(5)} files ${kib(r.bytes).padStart(10)} ${r.seconds.toFixed(2).padStart(7)} s${r.reason ? `  (${r.reason})` : ''}`);
     }
-    if (process.stdout.isTTY) process.stdout.write('\r\x1b[K');
-    const r = reports[reports.length - 1];
-    log(`${r.id.padEnd(14)} ${r.status.padEnd(15)} ${String(r.records).padStart(8)} records ${String(r.files).padStart(5)} files ${kib(r.bytes).padStart(10)} ${r.seconds.toFixed(2).padStart(7)} s${r.reason ? `  (${r.reason})` : ''}`);
+
+    checkLinks(sources, built);
+    add({ path: OPENAPI, content: Buffer.from(JSON.stringify(platformOpenApi(), null, 1) + '\n') });
+    add({ path: OPENAPI_V1, content: Buffer.from(JSON.stringify(scriptureOpenApi(), null, 1) + '\n') });
+    add({ path: LICENCES, content: Buffer.from(JSON.stringify(licences(sources, datasets), null, 1) + '\n') });
+  } catch (err) {
+    writer.abort();
+    throw err;
   }
 
-  checkLinks(sources, built);
-  files.push({ path: OPENAPI, content: Buffer.from(JSON.stringify(platformOpenApi(), null, 1) + '\n') });
-  files.push({ path: OPENAPI_V1, content: Buffer.from(JSON.stringify(scriptureOpenApi(), null, 1) + '\n') });
-  files.push({ path: LICENCES, content: Buffer.from(JSON.stringify(licences(sources, datasets), null, 1) + '\n') });
-
-  const release = writeRelease(dist, files, { pipeline_version: PIPELINE_VERSION, datasets, absent });
+  const files = writer.files;
+  const release = writer.commit({ pipeline_version: PIPELINE_VERSION, datasets, absent });
   pruneReleases(dist);
   const seconds = (performance.now() - started) / 1000;
-  log(`release ${release}: ${Object.keys(datasets).length} datasets, ${files.length} files (+ compressed variants), ${kib(sum(files))}, ${seconds.toFixed(2)} s`);
+  log(`release ${release}: ${Object.keys(datasets).length} datasets, ${files} files (+ compressed variants), ${kib(bytes)}, ${seconds.toFixed(2)} s`);
   return { release, dist, reports, absent, seconds };
 }
 
@@ -146,7 +174,18 @@ function licences(sources: DatasetSource<any>[], datasets: Record<string, Datase
     .map((s) => ({ dataset: s.id, title: s.title, sources: s.provenance }));
 }
 
-const sum = (fs: OutFile[]) => fs.reduce((n, f) => n + f.content.length, 0);
+/**
+ * The upstream's own timestamp: what the source reads from the data (a feed's
+ * `generated`), else the newest Last-Modified the upstream sent, else null.
+ */
+function upstreamTime(source: DatasetSource<any>, raw: Record<string, unknown>, resolved: DatasetInfo['upstream']): string | null {
+  const own = source.upstreamTime?.(raw) ?? null;
+  if (own !== null) {
+    if (Number.isNaN(Date.parse(own))) throw new InvalidRecord(`source ${source.id}: upstreamTime gave '${own}', not an ISO 8601 time`);
+    return new Date(own).toISOString();
+  }
+  return resolved.map((u) => u.last_modified).filter((t): t is string => !!t).sort().pop() ?? null;
+}
 const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 
 if (isMain(import.meta.url)) {

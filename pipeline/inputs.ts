@@ -5,10 +5,10 @@
  * the build never touches the network.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
 import path from 'node:path';
-import type { DatasetSource, InputSpec, RawInputs } from '../sources/contract.ts';
-import { PROJECT_ROOT, cachedLocation, tarballLocation } from './paths.ts';
+import type { DatasetSource, InputFormat, InputSpec, RawInputs, TextEncoding } from '../sources/contract.ts';
+import { PROJECT_ROOT, cachedLocation, fetchRecordPath, tarballLocation } from './paths.ts';
 import { untar } from './tar.ts';
 
 export interface ResolvedInput {
@@ -16,6 +16,23 @@ export interface ResolvedInput {
   /** Human-readable origin with version: "cldr-core@48.2.0/supplemental/units.json" or the URL. */
   ref: string;
   sha256: string;
+  /** Live inputs: when `npm run fetch` got it, and from where (upstream, or a mirror file). */
+  fetched_at?: string;
+  via?: string;
+  /** The upstream's Last-Modified header, when it sent one. */
+  last_modified?: string | null;
+}
+
+/** What `npm run fetch` records beside a live input's cached copy (there is no pin to check). */
+export interface FetchRecord {
+  url: string;
+  fetched_at: string;
+  sha256: string;
+  bytes: number;
+  /** "upstream", or the mirror location the bytes came from (possibly a variant's). */
+  via: string;
+  last_modified: string | null;
+  pages: number | null;
 }
 
 export class InputUnavailable extends Error {}
@@ -36,10 +53,30 @@ export function packageVersion(pkg: string): string {
   return JSON.parse(readFileSync(path.join(packageDir(pkg), 'package.json'), 'utf8')).version;
 }
 
-function decode(buf: Buffer, format: 'json' | 'text' | 'buffer'): unknown {
+function decode(buf: Buffer, format: Exclude<InputFormat, 'path'>, encoding: TextEncoding = 'utf8'): unknown {
   if (format === 'buffer') return buf;
-  const text = buf.toString('utf8');
+  const text = buf.toString(encoding);
   return format === 'json' ? JSON.parse(text) : text;
+}
+
+/** sha256 of a file read in 1 MiB chunks, so a multi-GB input never sits in memory. */
+export function fileSha256(file: string): string {
+  const h = createHash('sha256');
+  const fd = openSync(file, 'r');
+  try {
+    const chunk = Buffer.allocUnsafe(2 ** 20);
+    for (let n; (n = readSync(fd, chunk, 0, chunk.length, null)) > 0;) h.update(chunk.subarray(0, n));
+  } finally {
+    closeSync(fd);
+  }
+  return h.digest('hex');
+}
+
+/** A cached upstream file as `normalise` wants it: decoded, or (format 'path') its location. */
+function cachedValue(file: string, format: InputFormat, encoding?: TextEncoding): { raw: unknown; sha256: string } {
+  if (format === 'path') return { raw: file, sha256: fileSha256(file) };
+  const buf = readFileSync(file);
+  return { raw: decode(buf, format, encoding), sha256: sha256(buf) };
 }
 
 async function resolveOne(name: string, spec: InputSpec, env: NodeJS.ProcessEnv) {
@@ -72,24 +109,53 @@ async function resolveOne(name: string, spec: InputSpec, env: NodeJS.ProcessEnv)
     case 'url': {
       const file = cachedLocation(spec.url, env);
       if (!existsSync(file)) throw new InputUnavailable(`${spec.url} is not in the fetch cache (run npm run fetch)`);
-      const buf = readFileSync(file);
-      const got = sha256(buf);
+      const { raw, sha256: got } = cachedValue(file, spec.format, spec.encoding);
       if (got !== spec.sha256) {
         throw new InputUnavailable(`${spec.url}: cached copy has sha256 ${got}, expected ${spec.sha256}`);
       }
-      return { raw: decode(buf, spec.format), resolved: { name, ref: spec.url, sha256: got } };
+      return { raw, resolved: { name, ref: spec.url, sha256: got } };
+    }
+    case 'live': {
+      // Nothing to pin: the cached copy must match what the fetch recorded, so a torn or
+      // hand-edited cache file is caught rather than served.
+      const file = cachedLocation(spec.url, env);
+      const recordFile = fetchRecordPath(file);
+      if (!existsSync(file) || !existsSync(recordFile)) throw new InputUnavailable(`${spec.url} is not in the fetch cache (run npm run fetch)`);
+      const record: FetchRecord = JSON.parse(readFileSync(recordFile, 'utf8'));
+      const { raw, sha256: got } = cachedValue(file, spec.format, spec.encoding);
+      if (got !== record.sha256) throw new InputUnavailable(`${spec.url}: cached copy has sha256 ${got}, the fetch recorded ${record.sha256}`);
+      return {
+        raw,
+        resolved: { name, ref: spec.url, sha256: got, fetched_at: record.fetched_at, via: record.via, last_modified: record.last_modified },
+      };
     }
   }
 }
 
-/** All inputs of a source, or InputUnavailable naming the first that cannot be had. */
+const isOptional = (spec: InputSpec) => (spec.kind === 'url' || spec.kind === 'live') && !!spec.optional;
+
+/**
+ * All inputs of a source, or InputUnavailable naming the first required one that cannot
+ * be had. Optional inputs that are missing are left out (undefined in `raw`, listed in
+ * `missing`); a dataset with none of its inputs present is unavailable.
+ */
 export async function resolveInputs(source: DatasetSource<any>, env: NodeJS.ProcessEnv = process.env) {
   const raw: RawInputs = {};
   const resolved: ResolvedInput[] = [];
+  const missing: string[] = [];
+  let firstReason: string | undefined;
   for (const name of Object.keys(source.inputs).sort()) {
-    const r = await resolveOne(name, source.inputs[name], env);
-    raw[name] = r.raw;
-    resolved.push(r.resolved);
+    const spec = source.inputs[name];
+    try {
+      const r = await resolveOne(name, spec, env);
+      raw[name] = r.raw;
+      resolved.push(r.resolved);
+    } catch (err) {
+      if (!(err instanceof InputUnavailable) || !isOptional(spec)) throw err;
+      missing.push(name);
+      firstReason ??= err.message;
+    }
   }
-  return { raw, resolved };
+  if (!resolved.length) throw new InputUnavailable(firstReason ?? `${source.id} has no inputs`);
+  return { raw, resolved, missing };
 }

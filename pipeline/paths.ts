@@ -11,7 +11,9 @@
  *     <dataset>/packs/<n>.ndjson records in list order, PACK_SIZE per file, one JSON per line
  *     <dataset>/keys/<b>.json    id/alias → ordinal, hash-bucketed (KEYS_PER_BUCKET per file)
  *     <dataset>/filters/<param>.json  filter value → ordinals
- *     <dataset>/search.json      serialized minisearch index (document id = ordinal)
+ *     <dataset>/search.json      serialized minisearch index (document id = ordinal);
+ *                                search.<n>.json further shards of SEARCH_SHARD_SIZE records
+ *     <dataset>/columns/<field>.json  a field's values in list order, for bound/geo/expiry filters
  *   (+ .gz and .br beside every file of at least COMPRESS_MIN_BYTES)
  *
  * Why packs and buckets rather than a file per record: the largest upstreams we plan
@@ -24,6 +26,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const PACK_SIZE = 1000;
+/**
+ * Records per search index shard. A streamed dataset (1.9M nonprofits) builds and writes
+ * one shard at a time, so build memory is bounded by a shard, not the dataset; every
+ * current non-streamed dataset (largest: places, 135k) stays a single shard, so its
+ * ranking is unchanged.
+ */
+export const SEARCH_SHARD_SIZE = 200_000;
 export const KEYS_PER_BUCKET = 4096;
 export const COMPRESS_MIN_BYTES = 1024;
 
@@ -52,13 +61,16 @@ export const LICENCES = 'licences.json';
 export const packPath = (ds: string, n: number) => `${ds}/packs/${n}.ndjson`;
 export const keyBucketPath = (ds: string, b: number) => `${ds}/keys/${b}.json`;
 export const filterPath = (ds: string, param: string) => `${ds}/filters/${param}.json`;
-export const searchPath = (ds: string) => `${ds}/search.json`;
+/** Search index shard n (one per SEARCH_SHARD_SIZE records; most datasets have only shard 0). */
+export const searchPath = (ds: string, n = 0) => (n ? `${ds}/search.${n}.json` : `${ds}/search.json`);
+/** Values of one field in list order (numbers; dates as epoch ms), for bound and geo filters. */
+export const columnPath = (ds: string, field: string) => `${ds}/columns/${field}.json`;
 
 /** True when a release path is one of this dataset's own files (not a sub-dataset's, e.g. languages/scripts). */
 export function isDatasetFile(ds: string, rel: string): boolean {
   if (!rel.startsWith(`${ds}/`)) return false;
   const rest = rel.slice(ds.length + 1);
-  return rest === 'search.json' || /^(packs|keys|filters)\/[^/]+$/.test(rest);
+  return /^search(\.\d+)?\.json$/.test(rest) || /^(packs|keys|filters|columns)\/[^/]+$/.test(rest);
 }
 
 export const packOf = (ordinal: number) => Math.floor(ordinal / PACK_SIZE);
@@ -89,6 +101,9 @@ export function mirrorLocation(url: string, mirror: string): string {
 export function cachedLocation(url: string, env: NodeJS.ProcessEnv = process.env): string {
   return mirrorLocation(url, cacheDir(env));
 }
+
+/** Beside a live input's cached copy: when and from where it was fetched, and its sha256. */
+export const fetchRecordPath = (cached: string) => `${cached}.fetch.json`;
 
 /** Cache location of an npm registry tarball (the registry's own URL layout). */
 export function tarballLocation(pkg: string, version: string, env: NodeJS.ProcessEnv = process.env): string {

@@ -3,12 +3,17 @@
  * No I/O here; the writer is the only code that touches the disk. Output depends only
  * on the records (sorted deterministically, keys in a fixed order), so the same inputs
  * give byte-identical files.
+ *
+ * Records go in one at a time, in list order, and files come out through `emit` as
+ * soon as they are complete (a full pack, a full search shard), so a streamed dataset
+ * never has to be held in memory; what stays is per-record small: the key map, filter
+ * ordinals and bound columns.
  */
+import { createHash } from 'node:crypto';
 import MiniSearch from 'minisearch';
 import type { DatasetSource } from '../sources/contract.ts';
-import { sha256 } from './inputs.ts';
 import {
-  PACK_SIZE, aliasKey, bucketCount, bucketOf, filterPath, keyBucketPath, packPath, searchPath,
+  PACK_SIZE, SEARCH_SHARD_SIZE, aliasKey, bucketCount, bucketOf, columnPath, filterPath, keyBucketPath, packPath, searchPath,
 } from './paths.ts';
 
 export interface OutFile {
@@ -27,14 +32,31 @@ export interface DatasetInfo {
   packs: number;
   pack_size: number;
   key_buckets: number;
-  filters: { param: string; field: string; description: string; case_insensitive: boolean; values: number; max_span?: number }[];
+  filters: {
+    param: string; field: string; description: string; case_insensitive: boolean; values: number; max_span?: number;
+    /** A bound on a column instead of an equality index. */
+    compare?: { op: 'min' | 'max'; type: 'number' | 'date' };
+  }[];
+  /** Fields with a column file (bound filters, geo, expiry). */
+  columns?: string[];
+  geo?: { lat: string; lon: string };
+  expires_field?: string;
+  search_shards?: number;
   search_fields: string[];
   /** Per-field boosts applied at query time. */
   search_boost?: Record<string, number>;
   /** Numeric field that weights search scores (stored in the index as __rank). */
   search_rank?: string;
   provenance: DatasetSource['provenance'];
-  upstream: { name: string; ref: string; sha256: string }[];
+  upstream: { name: string; ref: string; sha256: string; fetched_at?: string; via?: string; last_modified?: string | null }[];
+  /** The upstream's own timestamp (source.upstreamTime, else the newest Last-Modified). */
+  upstream_time?: string | null;
+  /** Newest fetch time of the live inputs; with upstream_time, the basis of meta.age_seconds. */
+  fetched_at?: string | null;
+  /** Has live inputs: meta carries the data's age, computed per request. */
+  live?: boolean;
+  /** Optional inputs that were not in the cache for this build. */
+  missing_inputs?: string[];
   /** Aliases dropped because two records claimed them. */
   ambiguous_aliases: number;
   /** The source's own index over the ordered records, if it has one. */
@@ -67,94 +89,192 @@ export function searchOptions(fields: string[], rank?: string) {
   return { fields, idField: '__o', extractField: (doc: any, f: string) => doc[f], ...(rank ? { storeFields: ['__rank'] } : {}) };
 }
 
-export function generateDataset<R extends { id: string }>(
-  source: DatasetSource<R>, sorted: R[], upstream: DatasetInfo['upstream'],
-): { files: OutFile[]; info: DatasetInfo; keys: Map<string, number> } {
-  const files: OutFile[] = [];
-  const lines = sorted.map((r) => JSON.stringify(r));
+/** A date or date-time as epoch ms; a bare date is its UTC midnight. NaN when unparseable. */
+export const dateMs = (v: string) => Date.parse(/^\d{4}(-\d{2}){0,2}$/.test(v) ? `${v}${v.length === 4 ? '-01-01' : v.length === 7 ? '-01' : ''}T00:00:00Z` : v);
 
-  for (let p = 0; p * PACK_SIZE < lines.length || p === 0; p++) {
-    const chunk = lines.slice(p * PACK_SIZE, (p + 1) * PACK_SIZE);
-    files.push({ path: packPath(source.id, p), content: Buffer.from(chunk.length ? chunk.join('\n') + '\n' : '') });
+type Upstream = DatasetInfo['upstream'];
+type Rec = Record<string, unknown>;
+
+/** Incremental generator: `add` records in list order, then `finish`. */
+export class DatasetGenerator<R extends { id: string }> {
+  private count = 0;
+  private lines: string[] = [];
+  private packs = 0;
+  private bytes = 0;
+  private readonly hash = createHash('sha256');
+  private readonly ids = new Map<string, number>();
+  private readonly aliases: string[][] = [];
+  private readonly indexes: Map<string, number[]>[];
+  private readonly columns = new Map<string, (number | null)[]>();
+  private readonly columnTypes = new Map<string, 'number' | 'date'>();
+  private shard: MiniSearch | null = null;
+  private shards = 0;
+
+  constructor(
+    private source: DatasetSource<R>, private upstream: Upstream, private emit: (f: OutFile) => void,
+    /** Overridable so tests can exercise sharding on a few records (ALMANAC_SEARCH_SHARD_SIZE). */
+    private shardSize = SEARCH_SHARD_SIZE,
+  ) {
+    this.indexes = source.filters.filter((f) => !f.compare).map(() => new Map());
+    for (const f of source.filters) if (f.compare) this.columnTypes.set(f.field, f.compare.type);
+    if (source.geo) for (const f of [source.geo.lat, source.geo.lon]) this.columnTypes.set(f, 'number');
+    if (source.expires) this.columnTypes.set(source.expires.field, 'date');
+    for (const f of this.columnTypes.keys()) this.columns.set(f, []);
   }
 
-  // Keys: exact ids, then case-insensitive aliases. A record's own id, in any case, beats
-  // another record's alias (/apis/languages/DE is German, not the region DE); aliases two
-  // records share are dropped rather than resolved arbitrarily.
-  const keys = new Map<string, number>(sorted.map((r, ord) => [r.id, ord]));
-  const idOwners = new Map<string, number | null>();
-  sorted.forEach((r, ord) => {
-    const k = aliasKey(r.id);
-    idOwners.set(k, idOwners.has(k) ? null : ord);
-  });
-  const aliasOwners = new Map<string, number | null>();
-  sorted.forEach((r, ord) => {
-    for (const a of new Set((source.aliases?.(r) ?? []).map(aliasKey))) {
-      if (idOwners.has(a)) continue;
-      const prev = aliasOwners.get(a);
-      aliasOwners.set(a, prev === undefined || prev === ord ? ord : null);
-    }
-  });
-  let ambiguous = 0;
-  for (const owners of [idOwners, aliasOwners]) {
-    for (const [a, ord] of owners) {
-      if (ord === null) ambiguous++;
-      else keys.set(a, ord);
-    }
+  private out(path: string, content: Buffer) {
+    this.bytes += content.length;
+    this.emit({ path, content });
   }
-  const nb = bucketCount(keys.size);
-  const buckets: [string, number][][] = Array.from({ length: nb }, () => []);
-  for (const [k, ord] of keys) buckets[bucketOf(k, nb)].push([k, ord]);
-  buckets.forEach((b, i) => files.push({ path: keyBucketPath(source.id, i), content: json(sortedObject(b)) }));
 
-  const filters: DatasetInfo['filters'] = [];
-  for (const f of source.filters) {
-    const index = new Map<string, number[]>();
-    sorted.forEach((r, ord) => {
-      const raw = (r as Record<string, unknown>)[f.field];
+  private flushPack() {
+    const content = Buffer.from(this.lines.length ? this.lines.join('\n') + '\n' : '');
+    this.hash.update(content);
+    this.out(packPath(this.source.id, this.packs++), content);
+    this.lines = [];
+  }
+
+  private flushShard() {
+    if (!this.shard) return;
+    this.out(searchPath(this.source.id, this.shards++), json(this.shard));
+    this.shard = null;
+  }
+
+  add(record: R) {
+    const ord = this.count++;
+    const r = record as unknown as Rec;
+    this.lines.push(JSON.stringify(record));
+    if (this.lines.length === PACK_SIZE) this.flushPack();
+    if (this.ids.has(record.id)) throw new Error(`source ${this.source.id}: duplicate id ${JSON.stringify(record.id)}`);
+    this.ids.set(record.id, ord);
+    if (this.source.aliases) this.aliases.push(this.source.aliases(record));
+
+    let i = 0;
+    for (const f of this.source.filters) {
+      if (f.compare) continue;
+      const index = this.indexes[i++];
+      const raw = r[f.field];
       for (const v of Array.isArray(raw) ? raw : [raw]) {
         if (v == null || v === '') continue;
         const key = f.caseInsensitive ? String(v).toLowerCase() : String(v);
         const list = index.get(key) ?? index.set(key, []).get(key)!;
         if (list[list.length - 1] !== ord) list.push(ord);
       }
-    });
-    files.push({ path: filterPath(source.id, f.param), content: json(sortedObject(index)) });
-    filters.push({
-      param: f.param, field: f.field, description: f.description, case_insensitive: !!f.caseInsensitive, values: index.size,
-      ...(f.range ? { max_span: f.range.maxSpan } : {}),
-    });
+    }
+    for (const [field, type] of this.columnTypes) {
+      const v = r[field];
+      const n = v == null ? null : type === 'date' ? dateMs(String(v)) : Number(v);
+      if (n !== null && !Number.isFinite(n)) throw new Error(`source ${this.source.id}: record ${JSON.stringify(record.id)}: field /${field}: '${v}' is not a ${type}`);
+      this.columns.get(field)!.push(n);
+    }
+
+    const rank = this.source.search.rank;
+    this.shard ??= new MiniSearch(searchOptions(this.source.search.fields, rank));
+    const doc: Rec = { __o: ord };
+    if (rank) doc.__rank = Number(r[rank] ?? 0) || 0;
+    for (const f of this.source.search.fields) doc[f] = searchText(r, f);
+    this.shard.add(doc);
+    if (ord % this.shardSize === this.shardSize - 1) this.flushShard();
   }
 
-  const rank = source.search.rank;
-  const ms = new MiniSearch(searchOptions(source.search.fields, rank));
-  ms.addAll(sorted.map((r, ord) => {
-    const doc: Record<string, unknown> = { __o: ord };
-    if (rank) doc.__rank = Number((r as Record<string, unknown>)[rank] ?? 0) || 0;
-    for (const f of source.search.fields) doc[f] = searchText(r as Record<string, unknown>, f);
-    return doc;
-  }));
-  files.push({ path: searchPath(source.id), content: json(ms) });
+  finish(): { info: DatasetInfo; keys: Map<string, number>; bytes: number } {
+    const id = this.source.id;
+    if (this.lines.length || this.packs === 0) this.flushPack();
+    if (this.shard || this.shards === 0) {
+      this.shard ??= new MiniSearch(searchOptions(this.source.search.fields, this.source.search.rank));
+      this.flushShard();
+    }
+    const { keys, ambiguous } = this.keyMap();
+    const nb = bucketCount(keys.size);
+    const buckets: [string, number][][] = Array.from({ length: nb }, () => []);
+    for (const [k, ord] of keys) buckets[bucketOf(k, nb)].push([k, ord]);
+    buckets.forEach((b, i) => this.out(keyBucketPath(id, i), json(sortedObject(b))));
 
-  const packs = files.filter((f) => f.path.includes('/packs/'));
-  const info: DatasetInfo = {
-    id: source.id,
-    title: source.title,
-    description: source.description,
-    contract_version: source.contractVersion,
-    data_release: sha256(Buffer.concat(packs.map((f) => f.content))).slice(0, 12),
-    records: sorted.length,
-    packs: packs.length,
-    pack_size: PACK_SIZE,
-    key_buckets: nb,
-    filters,
-    search_fields: source.search.fields,
-    ...(source.search.boost ? { search_boost: source.search.boost } : {}),
-    ...(rank ? { search_rank: rank } : {}),
-    provenance: source.provenance,
-    upstream,
-    ambiguous_aliases: ambiguous,
-  };
+    const filters: DatasetInfo['filters'] = [];
+    let i = 0;
+    for (const f of this.source.filters) {
+      const base = { param: f.param, field: f.field, description: f.description, case_insensitive: !!f.caseInsensitive };
+      if (f.compare) {
+        filters.push({ ...base, values: 0, compare: f.compare });
+        continue;
+      }
+      const index = this.indexes[i++];
+      this.out(filterPath(id, f.param), json(sortedObject(index)));
+      filters.push({ ...base, values: index.size, ...(f.range ? { max_span: f.range.maxSpan } : {}) });
+    }
+    const columns = [...this.columns.keys()].sort();
+    for (const c of columns) this.out(columnPath(id, c), json(this.columns.get(c)));
+
+    const s = this.source;
+    const live = this.upstream.filter((u) => u.fetched_at);
+    const info: DatasetInfo = {
+      id,
+      title: s.title,
+      description: s.description,
+      contract_version: s.contractVersion,
+      data_release: this.hash.digest('hex').slice(0, 12),
+      records: this.count,
+      packs: this.packs,
+      pack_size: PACK_SIZE,
+      key_buckets: nb,
+      filters,
+      ...(columns.length ? { columns } : {}),
+      ...(s.geo ? { geo: s.geo } : {}),
+      ...(s.expires ? { expires_field: s.expires.field } : {}),
+      search_fields: s.search.fields,
+      ...(this.shards > 1 ? { search_shards: this.shards } : {}),
+      ...(s.search.boost ? { search_boost: s.search.boost } : {}),
+      ...(s.search.rank ? { search_rank: s.search.rank } : {}),
+      provenance: s.provenance,
+      upstream: this.upstream,
+      ambiguous_aliases: ambiguous,
+    };
+    if (live.length) {
+      info.live = true;
+      info.fetched_at = live.map((u) => u.fetched_at!).sort().pop()!;
+    }
+    return { info, keys, bytes: this.bytes };
+  }
+
+  /**
+   * Exact ids, then case-insensitive aliases. A record's own id, in any case, beats
+   * another record's alias (/apis/languages/DE is German, not the region DE); aliases
+   * two records share are dropped rather than resolved arbitrarily.
+   */
+  private keyMap() {
+    const keys = new Map(this.ids);
+    const idOwners = new Map<string, number | null>();
+    for (const [id, ord] of this.ids) {
+      const k = aliasKey(id);
+      idOwners.set(k, idOwners.has(k) ? null : ord);
+    }
+    const aliasOwners = new Map<string, number | null>();
+    this.aliases.forEach((list, ord) => {
+      for (const a of new Set(list.map(aliasKey))) {
+        if (idOwners.has(a)) continue;
+        const prev = aliasOwners.get(a);
+        aliasOwners.set(a, prev === undefined || prev === ord ? ord : null);
+      }
+    });
+    let ambiguous = 0;
+    for (const owners of [idOwners, aliasOwners]) {
+      for (const [a, ord] of owners) {
+        if (ord === null) ambiguous++;
+        else keys.set(a, ord);
+      }
+    }
+    return { keys, ambiguous };
+  }
+}
+
+/** All files of an in-memory, already ordered dataset (see orderRecords). */
+export function generateDataset<R extends { id: string }>(
+  source: DatasetSource<R>, sorted: R[], upstream: Upstream,
+): { files: OutFile[]; info: DatasetInfo; keys: Map<string, number> } {
+  const files: OutFile[] = [];
+  const g = new DatasetGenerator(source, upstream, (f) => files.push(f));
+  for (const r of sorted) g.add(r);
+  const { info, keys } = g.finish();
   if (source.summary) info.summary = source.summary(sorted);
   return { files, info, keys };
 }

@@ -12,10 +12,19 @@ const Ajv2020 = ((Ajv2020Module as any).default ?? Ajv2020Module) as unknown as 
 export class InvalidRecord extends Error {}
 
 export function validateRecords(source: DatasetSource<any>, records: { id: string }[]): void {
+  const check = recordValidator(source);
+  records.forEach(check);
+}
+
+/**
+ * A per-record check for streamed datasets (records are validated as they pass); the
+ * n-th call checks record n, and duplicate ids are caught across calls.
+ */
+export function recordValidator(source: DatasetSource<any>): (record: { id: string }, i: number) => void {
   const ajv = new Ajv2020({ allErrors: false, strict: false });
   const check = ajv.compile(source.schema);
   const seen = new Set<string>();
-  records.forEach((record, i) => {
+  return (record, i) => {
     const id = typeof record?.id === 'string' ? record.id : `#${i}`;
     if (!check(record)) {
       const e = check.errors![0];
@@ -24,5 +33,5 @@ export function validateRecords(source: DatasetSource<any>, records: { id: strin
     }
     if (seen.has(record.id)) throw new InvalidRecord(`source ${source.id}: record ${JSON.stringify(id)}: field /id: duplicate id`);
     seen.add(record.id);
-  });
+  };
 }

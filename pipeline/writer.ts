@@ -35,13 +35,70 @@ const brotli = (buf: Buffer) => brotliCompressSync(buf, {
 });
 
 /**
+ * Writes a release file by file into a temporary folder (with compressed variants), so
+ * a streamed dataset never has to sit in memory; `commit` adds the manifest, renames
+ * the folder into releases/<id> and switches `current`. `abort` (or a crash) leaves the
+ * live release as it was; pruneReleases removes the leftovers.
+ *
  * Release id: a hash of every file's path and content and of the manifest's metadata,
  * so identical builds share an id and any difference (even only a carried-forward
  * marker) makes a new one.
  */
-export function releaseId(files: OutFile[], meta: unknown): string {
-  const lines = files.map((f) => `${f.path} ${sha256(f.content)}`).sort();
-  return sha256(lines.join('\n') + '\n' + JSON.stringify(meta)).slice(0, 16);
+export class ReleaseWriter {
+  private readonly tmp: string;
+  private readonly entries = new Map<string, FileEntry>();
+  constructor(private dist: string) {
+    this.tmp = path.join(releasesDir(dist), `.tmp-${process.pid}-${Date.now()}`);
+    rmSync(this.tmp, { recursive: true, force: true });
+    mkdirSync(this.tmp, { recursive: true });
+  }
+
+  add(f: OutFile) {
+    if (this.entries.has(f.path)) throw new Error(`release file written twice: ${f.path}`);
+    const target = path.join(this.tmp, f.path);
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, f.content);
+    const entry: FileEntry = { size: f.content.length, sha256: sha256(f.content) };
+    if (f.content.length >= COMPRESS_MIN_BYTES) {
+      const br = brotli(f.content);
+      const gz = gzipSync(f.content, { level: 9 });
+      writeFileSync(`${target}.br`, br);
+      writeFileSync(`${target}.gz`, gz);
+      entry.br = br.length;
+      entry.gzip = gz.length;
+    }
+    this.entries.set(f.path, entry);
+  }
+
+  get files() {
+    return this.entries.size;
+  }
+
+  commit(manifestExtra: Omit<Manifest, 'release' | 'files'>): string {
+    const paths = [...this.entries.keys()].sort();
+    const lines = paths.map((p) => `${p} ${this.entries.get(p)!.sha256}`);
+    const release = sha256(lines.join('\n') + '\n' + JSON.stringify(manifestExtra)).slice(0, 16);
+    const final = releaseDir(this.dist, release);
+    try {
+      if (existsSync(path.join(final, MANIFEST))) {
+        rmSync(this.tmp, { recursive: true, force: true });
+      } else {
+        const files = Object.fromEntries(paths.map((p) => [p, this.entries.get(p)!]));
+        writeFileSync(path.join(this.tmp, MANIFEST), JSON.stringify({ release, ...manifestExtra, files }, null, 1) + '\n');
+        rmSync(final, { recursive: true, force: true });
+        renameSync(this.tmp, final);
+      }
+    } catch (err) {
+      this.abort();
+      throw err;
+    }
+    durableWrite(currentPointer(this.dist), release + '\n');
+    return release;
+  }
+
+  abort() {
+    rmSync(this.tmp, { recursive: true, force: true });
+  }
 }
 
 function durableWrite(file: string, content: string | Buffer) {
@@ -61,42 +118,16 @@ export function readCurrent(dist: string): string | null {
   }
 }
 
-/** Writes a complete release and switches `current` to it. Returns the release id. */
+/** Writes a complete release from files in memory and switches `current` to it. */
 export function writeRelease(dist: string, files: OutFile[], manifestExtra: Omit<Manifest, 'release' | 'files'>): string {
-  const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : 1));
-  const release = releaseId(sorted, manifestExtra);
-  const final = releaseDir(dist, release);
-  if (!existsSync(path.join(final, MANIFEST))) {
-    const tmp = path.join(releasesDir(dist), `.tmp-${release}-${process.pid}`);
-    rmSync(tmp, { recursive: true, force: true });
-    try {
-      const entries: Record<string, FileEntry> = {};
-      for (const f of sorted) {
-        const target = path.join(tmp, f.path);
-        mkdirSync(path.dirname(target), { recursive: true });
-        writeFileSync(target, f.content);
-        const entry: FileEntry = { size: f.content.length, sha256: sha256(f.content) };
-        if (f.content.length >= COMPRESS_MIN_BYTES) {
-          const br = brotli(f.content);
-          const gz = gzipSync(f.content, { level: 9 });
-          writeFileSync(`${target}.br`, br);
-          writeFileSync(`${target}.gz`, gz);
-          entry.br = br.length;
-          entry.gzip = gz.length;
-        }
-        entries[f.path] = entry;
-      }
-      const manifest = { release, ...manifestExtra, files: entries } as Manifest;
-      writeFileSync(path.join(tmp, MANIFEST), JSON.stringify(manifest, null, 1) + '\n');
-      rmSync(final, { recursive: true, force: true });
-      renameSync(tmp, final);
-    } catch (err) {
-      rmSync(tmp, { recursive: true, force: true });
-      throw err;
-    }
+  const w = new ReleaseWriter(dist);
+  try {
+    for (const f of files) w.add(f);
+  } catch (err) {
+    w.abort();
+    throw err;
   }
-  durableWrite(currentPointer(dist), release + '\n');
-  return release;
+  return w.commit(manifestExtra);
 }
 
 /**
@@ -108,7 +139,7 @@ export function pruneReleases(dist: string, keep = 2) {
   const dir = releasesDir(dist);
   if (!existsSync(dir)) return;
   const names = readdirSync(dir);
-  for (const d of names.filter((n) => n.startsWith('.tmp-') && !n.endsWith(`-${process.pid}`))) {
+  for (const d of names.filter((n) => n.startsWith('.tmp-') && !n.startsWith(`.tmp-${process.pid}-`))) {
     rmSync(path.join(dir, d), { recursive: true, force: true });
   }
   const others = names

@@ -6,7 +6,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { unwatchFile, watchFile } from 'node:fs';
 import { currentPointer } from '../pipeline/paths.ts';
 import { authenticate, Limits, SCRIPTURE_CREDENTIALS } from './auth.ts';
-import { PUBLIC, SURFACES } from './surfaces.ts';
+import { PUBLIC, SCRIPTURE, SURFACES, platformSurface } from './surfaces.ts';
+import { ROUTES, datasetRoutes } from './routes.ts';
+import type { DatasetSource } from '../sources/contract.ts';
 import type { KeyRecord } from './state/keys.ts';
 import { ApiError } from './errors.ts';
 import { PREFLIGHT_HEADERS, etagOf, sendError, sendFile, sendJson, type HeaderList } from './http.ts';
@@ -21,6 +23,8 @@ export interface AppOptions {
   /** Where unexpected faults are reported (never with credentials). */
   log?: (msg: string) => void;
   quota?: ConstructorParameters<typeof QuotaStore>[1];
+  /** Test-only datasets served beside the real ones (their routes are added to /apis). */
+  extraSources?: DatasetSource<any>[];
 }
 
 export interface App {
@@ -40,6 +44,9 @@ export function createApp(opts: AppOptions): App {
   quota.open();
   const limits = new Limits(quota);
   let release = new Release(opts.dist);
+  const surfaces = opts.extraSources?.length
+    ? [platformSurface([...ROUTES.filter((r) => r.auth), ...opts.extraSources.flatMap(datasetRoutes)]), SCRIPTURE]
+    : SURFACES;
   // Handlers are pure functions of (release, URL), so a finished body and its ETag can be
   // reused for the next request of the same URL. bench/serve.ts measures what this buys.
   const responses = new Lru<{ body: Buffer | string; etag: string }>(Number(process.env.ALMANAC_RESPONSE_CACHE_MB ?? 64) * 2 ** 20);
@@ -71,7 +78,7 @@ export function createApp(opts: AppOptions): App {
       const qi = url.indexOf('?');
       const rawPath = qi === -1 ? url : url.slice(0, qi);
       const search = new URLSearchParams(qi === -1 ? undefined : url.slice(qi + 1));
-      const surface = SURFACES.find((s) => s.owns(rawPath)) ?? PUBLIC;
+      const surface = surfaces.find((s) => s.owns(rawPath)) ?? PUBLIC;
       const match = surface.router.match(rawPath);
       // Authenticate before revealing whether a path exists.
       let key: KeyRecord | undefined;

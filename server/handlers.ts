@@ -6,6 +6,7 @@
 import { OPENAPI } from '../pipeline/paths.ts';
 import type { DatasetInfo } from '../pipeline/shards.ts';
 import { ApiError } from './errors.ts';
+import { columnPredicate } from './filters.ts';
 import type { Query } from './query.ts';
 import type { Release } from './release.ts';
 import type { KeyRecord } from './state/keys.ts';
@@ -47,6 +48,23 @@ export function datasetMeta(info: DatasetInfo): Record<string, unknown> {
 
 const info = (ctx: Ctx, ds: string) => ctx.release.datasets.get(ds)!;
 
+/**
+ * How fresh a live dataset's data is, at request time: the upstream's own timestamp,
+ * when it was fetched, its age in seconds (from the upstream time, else the fetch), and
+ * whether the build had to carry it forward because the upstream could not be reached.
+ */
+export function freshness(i: DatasetInfo & { carried_forward_from?: string }, now = Date.now()): Record<string, unknown> {
+  if (!i.live && i.upstream_time === undefined) return {};
+  const basis = i.upstream_time ?? i.fetched_at ?? null;
+  return {
+    upstream_time: i.upstream_time ?? null,
+    fetched_at: i.fetched_at ?? null,
+    age_seconds: basis ? Math.max(0, Math.floor((now - Date.parse(basis)) / 1000)) : null,
+    stale: !!i.carried_forward_from,
+    ...(i.carried_forward_from ? { carried_forward_from: i.carried_forward_from } : {}),
+  };
+}
+
 function page(ctx: Ctx, ds: string, ordinals: number[] | null, extraMeta: Record<string, unknown> = {}): Reply {
   const { limit, offset } = ctx.query as { limit: number; offset: number };
   const i = info(ctx, ds);
@@ -61,7 +79,7 @@ function page(ctx: Ctx, ds: string, ordinals: number[] | null, extraMeta: Record
     qs.set('offset', String(offset + limit));
     next = `${ctx.path}?${qs}`;
   }
-  const meta = { ...datasetMeta(i), ...extraMeta, total, limit, offset, next };
+  const meta = { ...datasetMeta(i), ...freshness(i), ...extraMeta, total, limit, offset, next };
   const body = Buffer.concat([
     Buffer.from('{"data":['),
     ...lines.flatMap((l, n) => (n ? [COMMA, l] : [l])),
@@ -84,15 +102,29 @@ function filterValues(f: DatasetInfo['filters'][number], raw: string): string[] 
 
 /** Ordinals matching every filter given in the query (and a view's fixed ones), or null when none applies. */
 function filtered(ctx: Ctx, ds: string, fixed: Record<string, string> = {}): number[] | null {
+  const result = equalityFiltered(ctx, ds, fixed);
+  const i = info(ctx, ds);
+  const keep = columnPredicate(ctx.release, i, ctx.query, Date.now());
+  if (!keep) return result;
+  if (result) return result.filter(keep);
+  const all: number[] = [];
+  for (let o = 0; o < i.records; o++) if (keep(o)) all.push(o);
+  return all;
+}
+
+function equalityFiltered(ctx: Ctx, ds: string, fixed: Record<string, string>): number[] | null {
   let result: number[] | null = null;
   for (const f of info(ctx, ds).filters) {
     const raw = fixed[f.param] ?? ctx.query[f.param];
-    if (raw === undefined) continue;
+    if (raw === undefined || f.compare) continue;
     const values = filterValues(f, String(raw));
     const found = values.map((v) => ctx.release.filter(ds, f.param, v)).filter((x): x is number[] => !!x);
     // A span may include values no record has; a single unknown value is a mistake worth a 400.
     const hits = values.length > 1 ? found.flat().sort((x, y) => x - y) : found[0];
     if (!hits) {
+      // A feed that has no current record with a valid value (no alerts in KS today) is
+      // an empty list; in fixed reference data an unknown value is a mistake worth a 400.
+      if (info(ctx, ds).live) return [];
       const values = ctx.release.filterValues(ds, f.param);
       throw new ApiError('invalid_parameter', `parameter '${f.param}' has no record with value '${raw}'`, {
         parameter: f.param,
@@ -127,7 +159,7 @@ export const search = list;
 /** The dataset's build-time summary (e.g. holiday coverage), in the usual envelope. */
 export const summary = (ds: string): Handler => (ctx) => {
   const i = info(ctx, ds);
-  return { kind: 'json', body: JSON.stringify({ data: i.summary ?? null, meta: datasetMeta(i) }) };
+  return { kind: 'json', body: JSON.stringify({ data: i.summary ?? null, meta: { ...datasetMeta(i), ...freshness(i) } }) };
 };
 
 export const view = (ds: string, fixed: Record<string, string>): Handler => (ctx) => listOrSearch(ctx, ds, fixed);
@@ -142,8 +174,14 @@ export function recordOrdinal(ctx: Ctx, ds: string, key: string): number {
 
 export const get = (ds: string): Handler => (ctx) => {
   const key = Object.values(ctx.params)[0];
-  const line = ctx.release.record(ds, recordOrdinal(ctx, ds, key));
-  const body = Buffer.concat([Buffer.from('{"data":'), line, Buffer.from(`,"meta":${JSON.stringify(datasetMeta(info(ctx, ds)))}}`)]);
+  const ord = recordOrdinal(ctx, ds, key);
+  const line = ctx.release.record(ds, ord);
+  const i = info(ctx, ds);
+  const now = Date.now();
+  // An expired record (a cancelled or lapsed alert) is still answered by id, marked so.
+  const expiry = i.expires_field ? ctx.release.column(ds, i.expires_field)[ord] : undefined;
+  const meta = { ...datasetMeta(i), ...freshness(i, now), ...(expiry !== undefined ? { expired: expiry !== null && expiry < now } : {}) };
+  const body = Buffer.concat([Buffer.from('{"data":'), line, Buffer.from(`,"meta":${JSON.stringify(meta)}}`)]);
   return { kind: 'json', body };
 };
 
@@ -154,6 +192,7 @@ export const openapi: Handler = () => ({ kind: 'file', path: OPENAPI });
 export const catalogue: Handler = (ctx) => {
   const data = [...ctx.release.datasets.values()].map((i) => ({
     ...datasetMeta(i),
+    ...freshness(i),
     title: i.title,
     description: i.description,
     records: i.records,

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import MiniSearch from 'minisearch';
 import {
-  MANIFEST, PACK_SIZE, aliasKey, bucketOf, filterPath, keyBucketPath, packOf, packPath, releaseDir, searchPath,
+  MANIFEST, PACK_SIZE, aliasKey, bucketOf, columnPath, filterPath, keyBucketPath, packOf, packPath, releaseDir, searchPath,
 } from '../pipeline/paths.ts';
 import { searchOptions, type DatasetInfo } from '../pipeline/shards.ts';
 import type { Manifest, FileEntry } from '../pipeline/writer.ts';
@@ -148,10 +148,24 @@ export class Release {
     return Object.keys(this.json<Record<string, number[]>>(filterPath(ds, param)));
   }
 
+  /** A field's values in list order (numbers; dates as epoch ms), for bound, geo and expiry filters. */
+  column(ds: string, field: string): (number | null)[] {
+    return this.json<(number | null)[]>(columnPath(ds, field));
+  }
+
+  /** Ordinals matching `q`, best first; a sharded index is searched shard by shard and merged by score. */
   search(ds: string, q: string): number[] {
     const info = this.datasets.get(ds)!;
-    const ms = this.cached(`s:${ds}`, () => {
-      const text = this.file(searchPath(ds)).toString('utf8');
+    const shards = info.search_shards ?? 1;
+    if (shards === 1) return this.searchShard(info, 0, q).map((r) => r.id as number);
+    const all = Array.from({ length: shards }, (_, n) => this.searchShard(info, n, q)).flat();
+    return all.sort((a, b) => b.score - a.score || (a.id as number) - (b.id as number)).map((r) => r.id as number);
+  }
+
+  private searchShard(info: DatasetInfo, n: number, q: string) {
+    const ds = info.id;
+    const ms = this.cached(`s:${ds}:${n}`, () => {
+      const text = this.file(searchPath(ds, n)).toString('utf8');
       return [MiniSearch.loadJSON(text, searchOptions(info.search_fields, info.search_rank)), text.length * 4];
     });
     return ms
@@ -161,7 +175,6 @@ export class Release {
         combineWith: 'AND',
         ...(info.search_boost ? { boost: info.search_boost } : {}),
         ...(info.search_rank ? { boostDocument: (_id, _term, stored) => 1 + Math.log10(1 + Number(stored?.__rank ?? 0)) } : {}),
-      })
-      .map((r) => r.id as number);
+      });
   }
 }

@@ -11,6 +11,7 @@ import { SOURCES } from '../sources/index.ts';
 import { LIMIT, OFFSET, Q, filterParam, type ParamSpec } from './query.ts';
 import * as h from './handlers.ts';
 import { CONVERT_PARAMS, CONVERT_SCHEMA, convertHandler } from './convert.ts';
+import { GEO_PARAMS, INCLUDE_EXPIRED } from './filters.ts';
 
 export interface Route {
   path: string;
@@ -48,10 +49,26 @@ const idParamName = (s: DatasetSource) => s.pathParam ?? 'id';
 
 const OPTIONAL_Q: ParamSpec = { ...Q, required: false, description: `Optional search text; when given, matches are ranked by relevance. ${Q.description}` };
 
-function datasetRoutes(s: DatasetSource<any>): Route[] {
-  const filters = s.filters.map((f) => filterParam(f.param, f.range ? `${f.description} A single value or an inclusive span "A-B" of at most ${f.range.maxSpan}.` : f.description));
+function filterDescription(f: DatasetSource['filters'][number]): string {
+  if (f.range) return `${f.description} A single value or an inclusive span "A-B" of at most ${f.range.maxSpan}.`;
+  if (f.compare?.type === 'date') {
+    return `${f.description} ${f.compare.op === 'min' ? 'On or after' : 'On or before'} this date (YYYY-MM-DD, UTC${f.compare.op === 'max' ? ', the whole day included' : ''}) or date-time (ISO 8601).`;
+  }
+  if (f.compare) return `${f.description} ${f.compare.op === 'min' ? 'At least' : 'At most'} this number.`;
+  return f.description;
+}
+
+/** Live feeds answer with their age and (alerts) drop expired records at request time: never reuse a body. */
+const isLive = (s: DatasetSource<any>) => !!s.expires || Object.values(s.inputs).some((i) => i.kind === 'live');
+
+export function datasetRoutes(s: DatasetSource<any>): Route[] {
+  const filters = [
+    ...s.filters.map((f) => filterParam(f.param, filterDescription(f))),
+    ...(s.geo ? GEO_PARAMS : []),
+    ...(s.expires ? [INCLUDE_EXPIRED] : []),
+  ];
   const ref: SchemaObject = { $ref: `#/components/schemas/${schemaName(s.id)}` };
-  const base = { tag: s.id, dataset: s.id, auth: true };
+  const base = { tag: s.id, dataset: s.id, auth: true, ...(isLive(s) ? { cache: false } : {}) };
   const routes: Route[] = [
     {
       ...base, path: `/apis/${s.id}`, operationId: `${camel(s.id)}List`, summary: `List ${s.title.toLowerCase()}`,
@@ -106,7 +123,7 @@ export const ROUTES: Route[] = [
   },
   {
     path: '/apis', operationId: 'catalogue', summary: 'Datasets with contract version, data release, record count and sources', tag: 'platform',
-    pathParams: [], query: [], auth: true, handler: h.catalogue,
+    pathParams: [], query: [], auth: true, cache: false, handler: h.catalogue,
     response: { type: 'object', required: ['data', 'meta'], properties: { data: { type: 'array' }, meta: { type: 'object' } } },
   },
   {

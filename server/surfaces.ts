@@ -8,7 +8,7 @@
 import { PLATFORM_CREDENTIALS, SCRIPTURE_CREDENTIALS, type CredentialRules } from './auth.ts';
 import { ApiError } from './errors.ts';
 import { Router } from './router.ts';
-import { ROUTES } from './routes.ts';
+import { ROUTES, type Route } from './routes.ts';
 import { V1_ROUTES } from './v1/routes.ts';
 
 export interface Surface {
@@ -18,21 +18,24 @@ export interface Surface {
   notFound(path: string): ApiError;
 }
 
-const platformRoutes = ROUTES.filter((r) => r.auth);
-const datasetSegments = new Set(platformRoutes.map((r) => r.path.split('/')[2]).filter(Boolean));
+/** The /apis surface over a route table (tests add routes of test-only datasets). */
+export function platformSurface(routes: Route[]): Surface {
+  const datasetSegments = new Set(routes.map((r) => r.path.split('/')[2]).filter(Boolean));
+  return {
+    owns: (p) => p === '/apis' || p.startsWith('/apis/'),
+    router: new Router(routes),
+    credentials: PLATFORM_CREDENTIALS,
+    notFound(path) {
+      const seg = path.split('/')[2];
+      if (seg && !datasetSegments.has(seg)) {
+        return new ApiError('dataset_not_found', `no dataset '${seg.slice(0, 60)}'`, { dataset: seg.slice(0, 60) });
+      }
+      return new ApiError('not_found', 'no endpoint at this path');
+    },
+  };
+}
 
-export const PLATFORM: Surface = {
-  owns: (p) => p === '/apis' || p.startsWith('/apis/'),
-  router: new Router(platformRoutes),
-  credentials: PLATFORM_CREDENTIALS,
-  notFound(path) {
-    const seg = path.split('/')[2];
-    if (seg && !datasetSegments.has(seg)) {
-      return new ApiError('dataset_not_found', `no dataset '${seg.slice(0, 60)}'`, { dataset: seg.slice(0, 60) });
-    }
-    return new ApiError('not_found', 'no endpoint at this path');
-  },
-};
+export const PLATFORM = platformSurface(ROUTES.filter((r) => r.auth));
 
 export const SCRIPTURE: Surface = {
   owns: (p) => p === '/api/v1' || p.startsWith('/api/v1/'),

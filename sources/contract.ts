@@ -22,7 +22,48 @@ export type InputSpec =
    */
   | { kind: 'npm-tarball'; package: string; version: string; integrity: string; file: string; format: 'json' | 'text' | 'buffer' }
   /** An upstream file fetched by `npm run fetch` into the cache and verified against sha256. */
-  | { kind: 'url'; url: string; sha256: string; format: 'json' | 'text' | 'buffer' };
+  | { kind: 'url'; url: string; sha256: string; format: InputFormat; optional?: boolean; encoding?: TextEncoding }
+  /**
+   * A live upstream whose bytes change (a rolling feed, a monthly extract, a paged API):
+   * nothing to pin, so `npm run fetch` records the sha256 and the fetch time beside the
+   * cached copy, and the source's `upstreamTime` reads the upstream's own timestamp.
+   */
+  | LiveInput;
+
+/**
+ * How cached bytes reach `normalise`: parsed JSON, text, a Buffer, or (for inputs too
+ * large to hold in memory, streamed by `normaliseStream`) the cached file's absolute path.
+ */
+export type InputFormat = 'json' | 'text' | 'buffer' | 'path';
+/** Text decoding; Census files are Latin-1. Default utf8. */
+export type TextEncoding = 'utf8' | 'latin1';
+
+/** One HTTP request of a paged fetch; resolves to the response body (non-2xx rejects). */
+export type PageGet = (url: string, init?: { method?: 'GET' | 'POST'; body?: string; headers?: Record<string, string> }) => Promise<Buffer>;
+
+export interface LiveInput {
+  kind: 'live';
+  /** The real upstream URL (for a paged API, the endpoint). Also the cache location. */
+  url: string;
+  format: InputFormat;
+  encoding?: TextEncoding;
+  /**
+   * Paged APIs: requests every page through `get` and yields each page's body (JSON).
+   * The fetch step stores them as one JSON array of page bodies, so `normalise` receives
+   * `unknown[]` (one element per page). Without `pages`, one GET of `url`.
+   * Against an http(s) ALMANAC_MIRROR (tests: a loopback server) every request's origin
+   * is rewritten onto the mirror, query string kept.
+   */
+  pages?: (get: PageGet) => AsyncIterable<Buffer>;
+  /**
+   * Real URLs of other published forms of the same data (e.g. the ClinicalTrials.gov
+   * download export) that a folder mirror may hold instead of `url`; tried in order. For
+   * a paged input a variant's parsed body arrives as a one-element page array.
+   */
+  variants?: string[];
+  /** Build without it (normalise gets undefined). A dataset still needs one input present. */
+  optional?: boolean;
+}
 
 export interface Licence {
   /** SPDX identifier where one exists (e.g. "MIT", "Unicode-3.0", "CC-BY-SA-3.0"), else a short name. */
@@ -52,6 +93,14 @@ export interface FilterSpec {
    * most `maxSpan` values; a wider span is a 400 naming the limit.
    */
   range?: { maxSpan: number };
+  /**
+   * A bound instead of equality: `min` keeps records with field ≥ value, `max` ≤ value.
+   * `number` fields compare numerically; `date` fields hold ISO 8601 dates or date-times
+   * and take YYYY-MM-DD or a full date-time (a bare `max` date includes that whole day,
+   * UTC). Records whose field is null never match a bound. E.g. { param: 'from', field:
+   * 'time', compare: { op: 'min', type: 'date' } }.
+   */
+  compare?: { op: 'min' | 'max'; type: 'number' | 'date' };
 }
 
 /**
@@ -117,8 +166,29 @@ export interface DatasetSource<R extends { id: string } = { id: string } & Recor
    * (e.g. a translation's books and chapters as ordinal ranges). Must be small.
    */
   summary?: (ordered: R[]) => unknown;
+  /**
+   * The upstream's own timestamp for this data (a feed's `generated`, an API's
+   * `last_updated`), ISO 8601 UTC; null when the upstream gives none. Served in every
+   * response's meta as `upstream_time`, and the basis of `age_seconds`.
+   */
+  upstreamTime?: (raw: RawInputs) => string | null;
+  /**
+   * Records whose `field` (ISO date-time) is earlier than the request time are left out
+   * of list and search results (e.g. expired weather alerts); `?include_expired=true`
+   * keeps them. Such routes are never response-cached.
+   */
+  expires?: { field: string };
+  /** Latitude and longitude fields (numbers): adds the `bbox` and `near` + `radius_km` filters. */
+  geo?: { lat: string; lon: string };
   /** Pure: same raw in, same records out (order does not matter; the build sorts by id). */
   normalise(raw: RawInputs): R[];
+  /**
+   * Used by the build instead of `normalise` (which stays, for small inputs and tests),
+   * for inputs too large to hold in memory (format 'path'): yields records in a deterministic order that IS the list order (no sort, no
+   * `order`), and the build writes packs and search shards as they fill. Aliases,
+   * links and `summary` are not supported on streamed datasets.
+   */
+  normaliseStream?: (raw: RawInputs) => AsyncIterable<R>;
 }
 
 /** Identity helper that keeps a source's record type. */

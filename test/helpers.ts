@@ -7,6 +7,7 @@ import { build } from '../pipeline/build.ts';
 import { PROJECT_ROOT } from '../pipeline/paths.ts';
 import { createApp, type App } from '../server/app.ts';
 import type { PlanName } from '../server/state/plans.ts';
+import type { DatasetSource } from '../sources/contract.ts';
 
 export function tempDir(prefix = 'almanac-test-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
@@ -30,8 +31,8 @@ export interface Running {
   close: () => Promise<void>;
 }
 
-export async function startServer(dist: string, stateDir = tempDir('almanac-state-')): Promise<Running> {
-  const app = createApp({ dist, stateDir, log: quiet });
+export async function startServer(dist: string, stateDir = tempDir('almanac-state-'), extraSources?: DatasetSource<any>[]): Promise<Running> {
+  const app = createApp({ dist, stateDir, log: quiet, extraSources });
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
   const { port } = app.server.address() as AddressInfo;
   return {
@@ -57,3 +58,45 @@ export const MIRROR_ROOT: string | undefined = (() => {
   return candidates.find((c): c is string => !!c && !/^https?:/.test(c) && existsSync(c));
 })();
 export const NEEDS_MIRROR = '(needs the upstream mirror: set ALMANAC_MIRROR or place ../shared/upstream)';
+
+/**
+ * A loopback HTTP server standing in for an upstream: `respond` maps each request
+ * (method, path with query, body) to a status and body. Fetch tests use it so they
+ * never touch the network. `requests` records what was asked, in order.
+ */
+export async function fakeUpstream(respond: (req: { method: string; url: string; body: string; headers: Record<string, string | string[] | undefined> }) => { status?: number; body: string | Buffer; type?: string }) {
+  const { createServer } = await import('node:http');
+  const requests: { method: string; url: string; body: string; headers: Record<string, string | string[] | undefined> }[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const r = { method: req.method ?? 'GET', url: req.url ?? '/', body: Buffer.concat(chunks).toString('utf8'), headers: req.headers };
+      requests.push(r);
+      const out = respond(r);
+      res.writeHead(out.status ?? 200, { 'content-type': out.type ?? 'application/json' });
+      res.end(out.body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    base: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * A PageGet (sources/contract.ts) that sends every request to `base` instead of the
+ * upstream's origin, keeping host, path and query as <base>/<host><path>?<query> —
+ * the same rewrite `npm run fetch` applies for an http(s) ALMANAC_MIRROR.
+ */
+export function loopbackGet(base: string) {
+  return async (url: string, init: { method?: 'GET' | 'POST'; body?: string; headers?: Record<string, string> } = {}) => {
+    const u = new URL(url);
+    const res = await fetch(`${base}/${u.host}${u.pathname}${u.search}`, { method: init.method ?? 'GET', body: init.body, headers: init.headers });
+    if (!res.ok) throw new Error(`HTTP ${res.status} from ${url}`);
+    return Buffer.from(await res.arrayBuffer());
+  };
+}

@@ -1,0 +1,213 @@
+/**
+ * The platform pieces live upstreams need, on a test-only feed (fixtures/live-source.ts):
+ * fetching live and paged inputs (loopback server and folder mirror, never the network),
+ * keeping the last good copy, bound/geo/expiry filters, the upstream time and age in
+ * meta, carry-forward, and a streamed build with sharded search.
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from '../pipeline/build.ts';
+import { fetchAll } from '../pipeline/fetch.ts';
+import { fetchLive } from '../pipeline/fetch-live.ts';
+import { cachedLocation, fetchRecordPath, releaseDir, searchPath } from '../pipeline/paths.ts';
+import { readCurrent } from '../pipeline/writer.ts';
+import { FEED_URL, FEED_VARIANT, MIRROR, feed, streamed } from './fixtures/live-source.ts';
+import { fakeUpstream, quiet, startServer, type Running } from './helpers.ts';
+import { tempDirs } from './temp.ts';
+
+const dir = tempDirs();
+const NOW = Date.now();
+const iso = (ms: number) => new Date(ms).toISOString();
+const EVENTS = [
+  { code: 'a1', time: '2024-05-01T10:00:00.000Z', mag: 5.1, lat: 35.0, lon: 139.0, expires: iso(NOW + 86_400_000), region: 'japan' },
+  { code: 'a2', time: '2024-05-02T00:30:00.000Z', mag: 2.0, lat: 37.7, lon: -122.4, expires: iso(NOW - 60_000), region: 'california' },
+  { code: 'a3', time: '2024-05-03T00:00:00.000Z', mag: null, lat: -17.7, lon: 179.9, expires: null, region: 'fiji' },
+  { code: 'a4', time: '2024-04-30T23:59:59.000Z', mag: 4.5, lat: -17.0, lon: -179.5, expires: null, region: 'fiji' },
+];
+const GENERATED = '2024-05-03T01:00:00Z';
+const PAGES = [
+  { generated: GENERATED, events: EVENTS.slice(0, 2), next: true },
+  { generated: GENERATED, events: EVENTS.slice(2), next: false },
+];
+
+let upstream: Awaited<ReturnType<typeof fakeUpstream>>;
+let failing = false;
+beforeAll(async () => {
+  upstream = await fakeUpstream((req) => {
+    if (failing) return { status: 500, body: 'down' };
+    const m = /^\/feed\.example\/v1\/events\?page=(\d+)$/.exec(req.url);
+    return m && PAGES[Number(m[1]) - 1] ? { body: JSON.stringify(PAGES[Number(m[1]) - 1]) } : { status: 404, body: 'no' };
+  });
+});
+afterAll(() => upstream.close());
+
+describe('fetching a live, paged input', () => {
+  it('pages through an http(s) mirror (loopback), storing the pages and a fetch record', async () => {
+    const env = { ALMANAC_CACHE: dir(), ALMANAC_MIRROR: upstream.base };
+    upstream.requests.length = 0;
+    expect(await fetchLive(feed.inputs.events as any, env)).toBe('fetched');
+    expect(upstream.requests.map((r) => r.url)).toEqual(['/feed.example/v1/events?page=1', '/feed.example/v1/events?page=2']);
+    expect(upstream.requests[0].headers['user-agent']).toMatch(/^almanac-data-build\//);
+    const cached = cachedLocation(FEED_URL, env);
+    expect(JSON.parse(readFileSync(cached, 'utf8'))).toEqual(PAGES);
+    const record = JSON.parse(readFileSync(fetchRecordPath(cached), 'utf8'));
+    expect(record).toMatchObject({ url: FEED_URL, pages: 2, bytes: readFileSync(cached).length, via: `mirror:${upstream.base}` });
+    expect(Date.parse(record.fetched_at)).toBeGreaterThanOrEqual(NOW - 1000);
+  });
+
+  it('keeps the last good copy when the upstream fails, and says so in one line', async () => {
+    const env = { ALMANAC_CACHE: dir(), ALMANAC_MIRROR: upstream.base };
+    await fetchLive(feed.inputs.events as any, env);
+    const before = readFileSync(cachedLocation(FEED_URL, env));
+    const recordBefore = readFileSync(fetchRecordPath(cachedLocation(FEED_URL, env)));
+    failing = true;
+    const lines: string[] = [];
+    try {
+      const out = await fetchAll([feed], env, (l) => lines.push(l));
+      expect(out).toEqual([expect.objectContaining({ status: 'failed', reason: expect.stringMatching(/HTTP 500/) })]);
+    } finally {
+      failing = false;
+    }
+    expect(lines).toEqual([expect.stringMatching(/^fetch: feed: skipped, 1 of 1 inputs unavailable .*HTTP 500/)]);
+    expect(readFileSync(cachedLocation(FEED_URL, env))).toEqual(before);
+    expect(readFileSync(fetchRecordPath(cachedLocation(FEED_URL, env)))).toEqual(recordBefore);
+    expect(readdirSync(path.dirname(cachedLocation(FEED_URL, env))).filter((f) => f.includes('.part-'))).toEqual([]);
+  });
+
+  it('from a folder mirror, uses a published variant when the URL itself is not mirrored', async () => {
+    const env = { ALMANAC_CACHE: dir(), ALMANAC_MIRROR: MIRROR };
+    await fetchLive(feed.inputs.events as any, env);
+    const cached = cachedLocation(FEED_URL, env);
+    expect(JSON.parse(readFileSync(cached, 'utf8'))).toEqual([JSON.parse(readFileSync(path.join(MIRROR, 'feed.example/v1/events-export.json'), 'utf8'))]);
+    expect(JSON.parse(readFileSync(fetchRecordPath(cached), 'utf8'))).toMatchObject({ via: `mirror:${FEED_VARIANT}`, pages: 1 });
+    const { reports, dist } = await build({ env: { ...env, ALMANAC_DIST: dir() }, sources: [feed], log: quiet });
+    expect(reports[0]).toMatchObject({ status: 'built', records: 1 });
+    const manifest = JSON.parse(readFileSync(path.join(releaseDir(dist, readCurrent(dist)!), 'manifest.json'), 'utf8'));
+    // The export form carries no generation time: upstream_time is null, the age falls back to the fetch.
+    expect(manifest.datasets.feed).toMatchObject({ upstream_time: null, live: true });
+  });
+
+  it('refuses a cached copy that no longer matches its fetch record', async () => {
+    const env = { ALMANAC_CACHE: dir(), ALMANAC_MIRROR: upstream.base, ALMANAC_DIST: dir() };
+    await fetchLive(feed.inputs.events as any, env);
+    writeFileSync(cachedLocation(FEED_URL, env), '[]');
+    const { reports } = await build({ env, sources: [feed], log: quiet });
+    expect(reports[0]).toMatchObject({ status: 'absent', reason: expect.stringMatching(/the fetch recorded/) });
+  });
+});
+
+describe('serving a live dataset', () => {
+  let srv: Running;
+  let key: string;
+  const env = { ALMANAC_CACHE: dir(), ALMANAC_DIST: dir() };
+  beforeAll(async () => {
+    await fetchLive(feed.inputs.events as any, { ...env, ALMANAC_MIRROR: upstream.base });
+    await build({ env, sources: [feed], log: quiet });
+    srv = await startServer(env.ALMANAC_DIST, undefined, [feed]);
+    key = srv.key();
+  });
+  afterAll(() => srv.close());
+  const get = async (p: string) => {
+    const res = await fetch(`${srv.base}${p}`, { headers: { 'x-service-key': key } });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  const ids = async (p: string) => {
+    const r = await get(p);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    return r.body.data.map((d: { id: string }) => d.id);
+  };
+
+  it('lists newest first and leaves out what expired before the request', async () => {
+    expect(await ids('/apis/feed')).toEqual(['a3', 'a1', 'a4']);
+    expect(await ids('/apis/feed?include_expired=true')).toEqual(['a3', 'a2', 'a1', 'a4']);
+    expect(await ids('/apis/feed/search?q=fiji')).toEqual(expect.arrayContaining(['a3', 'a4']));
+    expect((await get('/apis/feed/search?q=california')).body.data).toEqual([]);
+    const one = await get('/apis/feed/a2');
+    expect(one.status).toBe(200);
+    expect(one.body.meta.expired).toBe(true);
+    expect((await get('/apis/feed/a1')).body.meta.expired).toBe(false);
+  });
+
+  it('gives the upstream time, the fetch time and the age in meta', async () => {
+    const { body } = await get('/apis/feed');
+    expect(body.meta).toMatchObject({ upstream_time: new Date(GENERATED).toISOString(), stale: false });
+    expect(Date.parse(body.meta.fetched_at)).toBeGreaterThanOrEqual(NOW - 1000);
+    const expectedAge = (Date.now() - Date.parse(GENERATED)) / 1000;
+    expect(Math.abs(body.meta.age_seconds - expectedAge)).toBeLessThan(5);
+    expect(body.meta.sources[0].licence.spdx).toBe('CC0-1.0');
+  });
+
+  it('filters by numeric and date bounds (a bare upper date includes the whole day)', async () => {
+    expect(await ids('/apis/feed?min_mag=4.5')).toEqual(['a1', 'a4']);
+    expect(await ids('/apis/feed?from=2024-05-01')).toEqual(['a3', 'a1']);
+    expect(await ids('/apis/feed?to=2024-05-01')).toEqual(['a1', 'a4']);
+    expect(await ids('/apis/feed?to=2024-05-01T09:00:00Z')).toEqual(['a4']);
+    expect(await ids('/apis/feed?from=2024-05-01&to=2024-05-02&include_expired=true')).toEqual(['a2', 'a1']);
+    expect(await ids('/apis/feed?min_mag=4.5&region=fiji')).toEqual(['a4']);
+  });
+
+  it('filters by bounding box (also across the antimeridian) and by distance', async () => {
+    expect(await ids('/apis/feed?bbox=170,-20,-170,-10')).toEqual(['a3', 'a4']);
+    expect(await ids('/apis/feed?bbox=130,30,145,40')).toEqual(['a1']);
+    expect(await ids('/apis/feed?near=35.1,139.1&radius_km=20')).toEqual(['a1']);
+    expect(await ids('/apis/feed?near=-17.5,180&radius_km=100')).toEqual(['a3', 'a4']);
+  });
+
+  it('an equality filter value no current record has is an empty list, not a 400', async () => {
+    const r = await get('/apis/feed?region=atlantis');
+    expect(r.status).toBe(200);
+    expect(r.body.data).toEqual([]);
+    expect(r.body.meta.total).toBe(0);
+  });
+
+  it.each([
+    ['/apis/feed?min_mag=big', 'min_mag'],
+    ['/apis/feed?from=2024-13-01', 'from'],
+    ['/apis/feed?to=yesterday', 'to'],
+    ['/apis/feed?bbox=1,2,3', 'bbox'],
+    ['/apis/feed?bbox=0,10,5,5', 'bbox'],
+    ['/apis/feed?near=95,0', 'near'],
+    ['/apis/feed?radius_km=5', 'radius_km'],
+    ['/apis/feed?near=0,0&radius_km=0', 'radius_km'],
+    ['/apis/feed?include_expired=yes', 'include_expired'],
+  ])('%s is a 400 naming %s', async (p, param) => {
+    const r = await get(p);
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: 'invalid_parameter', details: { parameter: param } });
+  });
+
+  it('when the upstream cannot be had, the last good data keeps serving, marked stale', async () => {
+    const env2 = { ...env, ALMANAC_CACHE: dir() };
+    const { reports } = await build({ env: env2, sources: [feed], log: quiet });
+    expect(reports[0].status).toBe('carried-forward');
+    await new Promise((r) => setTimeout(r, 1500)); // the server polls dist/current every second
+    const { body } = await get('/apis/feed');
+    expect(body.meta).toMatchObject({ stale: true, upstream_time: new Date(GENERATED).toISOString(), carried_forward_from: expect.any(String) });
+    expect(body.data.map((d: { id: string }) => d.id)).toEqual(['a3', 'a1', 'a4']);
+  });
+});
+
+describe('a streamed dataset', () => {
+  it('is written in its own order with the search index in shards, and searches across them', async () => {
+    const mirror = dir();
+    mkdirSync(path.join(mirror, 'feed.example/v1'), { recursive: true });
+    writeFileSync(path.join(mirror, 'feed.example/v1/events.ndjson'), EVENTS.map((e) => JSON.stringify(e)).join('\n') + '\n');
+    const env = { ALMANAC_CACHE: dir(), ALMANAC_DIST: dir(), ALMANAC_MIRROR: mirror, ALMANAC_SEARCH_SHARD_SIZE: '2' };
+    await fetchAll([streamed], env, quiet);
+    const { reports, dist } = await build({ env, sources: [streamed], log: quiet });
+    expect(reports[0]).toMatchObject({ status: 'built', records: 4 });
+    const rel = releaseDir(dist, readCurrent(dist)!);
+    expect(existsSync(path.join(rel, searchPath('feed-streamed', 1)))).toBe(true);
+    const srv = await startServer(dist, undefined, [streamed]);
+    try {
+      const key = srv.key();
+      const res = await fetch(`${srv.base}/apis/feed-streamed?include_expired=true`, { headers: { 'x-service-key': key } });
+      expect(((await res.json()) as any).data.map((d: { id: string }) => d.id)).toEqual(['a1', 'a2', 'a3', 'a4']);
+      const s = await fetch(`${srv.base}/apis/feed-streamed/search?q=fiji`, { headers: { 'x-service-key': key } });
+      expect(((await s.json()) as any).data.map((d: { id: string }) => d.id).sort()).toEqual(['a3', 'a4']);
+    } finally {
+      await srv.close();
+    }
+  });
+});
