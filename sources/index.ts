@@ -5,16 +5,22 @@
  */
 import type { DatasetSource } from './contract.ts';
 import currencies from './currencies.ts';
+import earthquakes from './earthquakes.ts';
 import elements from './elements.ts';
 import geography from './geography.ts';
 import holidays from './holidays.ts';
 import languages from './languages.ts';
 import units from './units.ts';
+import weatherAlerts from './weather-alerts.ts';
 import { translationDataset } from './scripture/dataset.ts';
 import { TRANSLATIONS } from './scripture/index.ts';
 
 /** Platform datasets, each served under /apis/<id>. */
-export const SOURCES: DatasetSource<any>[] = [elements, units, ...languages, currencies, holidays, ...geography];
+export const SOURCES: DatasetSource<any>[] = [
+  elements, units, ...languages, currencies, holidays, ...geography,
+  // Live feeds (issue 4): rolling or monthly upstreams with their own timestamps.
+  earthquakes, weatherAlerts,
+];
 
 /** Everything the build makes: the platform datasets and one dataset per translation. */
 export const ALL_SOURCES: DatasetSource<any>[] = [...SOURCES, ...TRANSLATIONS.map(translationDataset)];
