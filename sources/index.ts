@@ -6,10 +6,15 @@
 import type { DatasetSource } from './contract.ts';
 import currencies from './currencies.ts';
 import earthquakes from './earthquakes.ts';
+import clinicalTrials from './clinical-trials.ts';
 import elements from './elements.ts';
 import geography from './geography.ts';
 import holidays from './holidays.ts';
 import languages from './languages.ts';
+import nonprofits from './nonprofits.ts';
+import population from './population.ts';
+import procurement from './procurement.ts';
+import recalls from './recalls.ts';
 import units from './units.ts';
 import weatherAlerts from './weather-alerts.ts';
 import { translationDataset } from './scripture/dataset.ts';
@@ -19,7 +24,7 @@ import { TRANSLATIONS } from './scripture/index.ts';
 export const SOURCES: DatasetSource<any>[] = [
   elements, units, ...languages, currencies, holidays, ...geography,
   // Live feeds (issue 4): rolling or monthly upstreams with their own timestamps.
-  earthquakes, weatherAlerts,
+  earthquakes, weatherAlerts, clinicalTrials, recalls, procurement, nonprofits, population,
 ];
 
 /** Everything the build makes: the platform datasets and one dataset per translation. */
