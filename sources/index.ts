@@ -11,9 +11,11 @@ import elements from './elements.ts';
 import geography from './geography.ts';
 import holidays from './holidays.ts';
 import languages from './languages.ts';
+import lawsRegulations from './laws-regulations.ts';
 import nonprofits from './nonprofits.ts';
 import population from './population.ts';
 import procurement from './procurement.ts';
+import publicCompanies from './public-companies.ts';
 import recalls from './recalls.ts';
 import units from './units.ts';
 import weatherAlerts from './weather-alerts.ts';
@@ -24,7 +26,7 @@ import { TRANSLATIONS } from './scripture/index.ts';
 export const SOURCES: DatasetSource<any>[] = [
   elements, units, ...languages, currencies, holidays, ...geography,
   // Live feeds (issue 4): rolling or monthly upstreams with their own timestamps.
-  earthquakes, weatherAlerts, clinicalTrials, recalls, procurement, nonprofits, population,
+  earthquakes, weatherAlerts, clinicalTrials, recalls, procurement, publicCompanies, lawsRegulations, nonprofits, population,
 ];
 
 /** Everything the build makes: the platform datasets and one dataset per translation. */
