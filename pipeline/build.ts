@@ -14,7 +14,7 @@ import type { DatasetSource } from '../sources/contract.ts';
 import { ALL_SOURCES } from '../sources/index.ts';
 import { platformOpenApi, scriptureOpenApi } from '../server/openapi.ts';
 import { InputUnavailable, resolveInputs } from './inputs.ts';
-import { LICENCES, MANIFEST, OPENAPI, OPENAPI_V1, aliasKey, distDir, isDatasetFile, releaseDir } from './paths.ts';
+import { LICENCES, MANIFEST, SEARCH_SHARD_SIZE, STREAM_SEARCH_SHARD_SIZE, OPENAPI, OPENAPI_V1, aliasKey, distDir, isDatasetFile, releaseDir } from './paths.ts';
 import { DatasetGenerator, orderRecords, type DatasetInfo, type OutFile } from './shards.ts';
 import { InvalidRecord, recordValidator, validateRecords } from './validate.ts';
 import { ReleaseWriter, pruneReleases, readCurrent, type Manifest } from './writer.ts';
@@ -77,12 +77,14 @@ export async function build(opts: BuildOptions = {}) {
       try {
         step('resolving inputs');
         const { raw, resolved, missing } = await resolveInputs(source, env);
-        const gen = new DatasetGenerator(source, resolved, add, Number(env.ALMANAC_SEARCH_SHARD_SIZE) || undefined);
+        const shardSize = Number(env.ALMANAC_SEARCH_SHARD_SIZE) || (source.normaliseStream ? STREAM_SEARCH_SHARD_SIZE : SEARCH_SHARD_SIZE);
+        const gen = new DatasetGenerator(source, resolved, add, shardSize);
         let records: { id: string }[] = [];
         if (source.normaliseStream) {
           // Streamed: validated and written as they arrive, in the source's own order.
           step('streaming');
-          const check = recordValidator(source);
+          // Duplicate ids are caught by the generator's key map; no second set of ids here.
+          const check = recordValidator(source, { duplicates: false });
           let i = 0;
           for await (const r of source.normaliseStream(raw)) {
             check(r, i++);

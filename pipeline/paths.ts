@@ -33,6 +33,8 @@ export const PACK_SIZE = 1000;
  * ranking is unchanged.
  */
 export const SEARCH_SHARD_SIZE = 200_000;
+/** Smaller shards for streamed datasets: a 50k-record minisearch index is what the build holds at once. */
+export const STREAM_SEARCH_SHARD_SIZE = 50_000;
 export const KEYS_PER_BUCKET = 4096;
 export const COMPRESS_MIN_BYTES = 1024;
 

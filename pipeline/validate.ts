@@ -20,7 +20,7 @@ export function validateRecords(source: DatasetSource<any>, records: { id: strin
  * A per-record check for streamed datasets (records are validated as they pass); the
  * n-th call checks record n, and duplicate ids are caught across calls.
  */
-export function recordValidator(source: DatasetSource<any>): (record: { id: string }, i: number) => void {
+export function recordValidator(source: DatasetSource<any>, opts = { duplicates: true }): (record: { id: string }, i: number) => void {
   const ajv = new Ajv2020({ allErrors: false, strict: false });
   const check = ajv.compile(source.schema);
   const seen = new Set<string>();
@@ -31,6 +31,7 @@ export function recordValidator(source: DatasetSource<any>): (record: { id: stri
       const field = e.instancePath || (e.params as any).missingProperty || (e.params as any).additionalProperty || '(record)';
       throw new InvalidRecord(`source ${source.id}: record ${JSON.stringify(id)}: field ${field}: ${e.message}`);
     }
+    if (!opts.duplicates) return;
     if (seen.has(record.id)) throw new InvalidRecord(`source ${source.id}: record ${JSON.stringify(id)}: field /id: duplicate id`);
     seen.add(record.id);
   };
