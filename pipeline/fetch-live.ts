@@ -91,14 +91,23 @@ function fromFolder(spec: LiveInput, mirror: string) {
   throw new Error(`not in mirror (${mirrorLocation(spec.url, mirror)}${spec.variants?.length ? ' or its variants' : ''})`);
 }
 
-export async function fetchLive(spec: LiveInput, env: NodeJS.ProcessEnv = process.env): Promise<'fetched'> {
+export async function fetchLive(spec: LiveInput, env: NodeJS.ProcessEnv = process.env): Promise<'fetched' | 'cached'> {
   const mirror = env.ALMANAC_MIRROR;
   const got = mirror && !isHttp(mirror) ? fromFolder(spec, mirror) : await fromUpstream(spec, mirror);
   const dest = cachedLocation(spec.url, env);
+  // Unchanged upstream: keep the copy and its record (fetched_at = when these bytes were
+  // first seen), so an unchanged feed does not make `npm start` rebuild.
+  const digest = sha256(got.body);
+  try {
+    const old: FetchRecord = JSON.parse(readFileSync(fetchRecordPath(dest), 'utf8'));
+    if (old.sha256 === digest && existsSync(dest)) return 'cached';
+  } catch {
+    // no previous record: write one
+  }
   const record: FetchRecord = {
     url: spec.url,
     fetched_at: new Date().toISOString(),
-    sha256: sha256(got.body),
+    sha256: digest,
     bytes: got.body.length,
     via: got.via,
     last_modified: got.lastModified ? new Date(got.lastModified).toISOString() : null,

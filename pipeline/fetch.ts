@@ -1,9 +1,11 @@
 /**
  * `npm run fetch`: the only stage that touches the network. Downloads every URL input
- * of every source into the cache (<cache>/<host>/<path>) and verifies its sha256.
+ * of every source into the cache (<cache>/<host>/<path>) and verifies its sha256; live
+ * inputs (no pin possible) go through fetch-live.ts, which records what it got.
  * ALMANAC_MIRROR (a folder or an http(s) base URL laid out as <host>/<path>) replaces
  * every upstream origin. An input that cannot be had is reported with its reason and
- * skipped; the build will then mark its dataset absent.
+ * skipped (one line per dataset); the build then carries the dataset forward or marks
+ * it absent, and a live input keeps its last good copy.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';

@@ -54,6 +54,9 @@ describe('fetching a live, paged input', () => {
     const record = JSON.parse(readFileSync(fetchRecordPath(cached), 'utf8'));
     expect(record).toMatchObject({ url: FEED_URL, pages: 2, bytes: readFileSync(cached).length, via: `mirror:${upstream.base}` });
     expect(Date.parse(record.fetched_at)).toBeGreaterThanOrEqual(NOW - 1000);
+    // Same bytes again: the copy and its record are kept (no rebuild for an unchanged feed).
+    expect(await fetchLive(feed.inputs.events as any, env)).toBe('cached');
+    expect(JSON.parse(readFileSync(fetchRecordPath(cached), 'utf8'))).toEqual(record);
   });
 
   it('keeps the last good copy when the upstream fails, and says so in one line', async () => {
