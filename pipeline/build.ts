@@ -20,7 +20,7 @@ import { InvalidRecord, recordValidator, validateRecords } from './validate.ts';
 import { ReleaseWriter, pruneReleases, readCurrent, type Manifest } from './writer.ts';
 
 /** Bump when the shard layout or record envelopes change. */
-export const PIPELINE_VERSION = '0.1.0';
+export const PIPELINE_VERSION = '0.2.0';
 
 export interface DatasetReport {
   id: string;
