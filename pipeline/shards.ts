@@ -10,6 +10,7 @@
  * ordinals and bound columns.
  */
 import { createHash } from 'node:crypto';
+import { KeySpill } from './key-spill.ts';
 import MiniSearch from 'minisearch';
 import type { DatasetSource } from '../sources/contract.ts';
 import {
@@ -103,6 +104,8 @@ export class DatasetGenerator<R extends { id: string }> {
   private bytes = 0;
   private readonly hash = createHash('sha256');
   private readonly ids = new Map<string, number>();
+  /** Streamed datasets keep their keys on disk (key-spill.ts), not in `ids`. */
+  private readonly spill: KeySpill | null;
   private readonly aliases: string[][] = [];
   private readonly indexes: Map<string, number[]>[];
   private readonly columns = new Map<string, (number | null)[]>();
@@ -114,7 +117,10 @@ export class DatasetGenerator<R extends { id: string }> {
     private source: DatasetSource<R>, private upstream: Upstream, private emit: (f: OutFile) => void,
     /** Overridable so tests can exercise sharding on a few records (ALMANAC_SEARCH_SHARD_SIZE). */
     private shardSize = SEARCH_SHARD_SIZE,
+    opts: { spillKeys?: boolean } = {},
   ) {
+    if (opts.spillKeys && source.aliases) throw new Error(`source ${source.id}: aliases are not supported on streamed datasets`);
+    this.spill = opts.spillKeys ? new KeySpill(source.id) : null;
     this.indexes = source.filters.filter((f) => !f.compare).map(() => new Map());
     for (const f of source.filters) if (f.compare) this.columnTypes.set(f.field, f.compare.type);
     if (source.geo) for (const f of [source.geo.lat, source.geo.lon]) this.columnTypes.set(f, 'number');
@@ -145,8 +151,11 @@ export class DatasetGenerator<R extends { id: string }> {
     const r = record as unknown as Rec;
     this.lines.push(JSON.stringify(record));
     if (this.lines.length === PACK_SIZE) this.flushPack();
-    if (this.ids.has(record.id)) throw new Error(`source ${this.source.id}: duplicate id ${JSON.stringify(record.id)}`);
-    this.ids.set(record.id, ord);
+    if (this.spill) this.spill.add(record.id, ord);
+    else {
+      if (this.ids.has(record.id)) throw new Error(`source ${this.source.id}: duplicate id ${JSON.stringify(record.id)}`);
+      this.ids.set(record.id, ord);
+    }
     if (this.source.aliases) this.aliases.push(this.source.aliases(record));
 
     let i = 0;
@@ -184,11 +193,19 @@ export class DatasetGenerator<R extends { id: string }> {
       this.shard ??= new MiniSearch(searchOptions(this.source.search.fields, this.source.search.rank));
       this.flushShard();
     }
-    const { keys, ambiguous } = this.keyMap();
-    const nb = bucketCount(keys.size);
-    const buckets: [string, number][][] = Array.from({ length: nb }, () => []);
-    for (const [k, ord] of keys) buckets[bucketOf(k, nb)].push([k, ord]);
-    buckets.forEach((b, i) => this.out(keyBucketPath(id, i), json(sortedObject(b))));
+    let keys = new Map<string, number>();
+    let ambiguous: number;
+    let nb: number;
+    if (this.spill) {
+      nb = this.spill.buckets();
+      ({ ambiguous } = this.spill.finish(nb, (b, entries) => this.out(keyBucketPath(id, b), json(sortedObject(entries)))));
+    } else {
+      ({ keys, ambiguous } = this.keyMap());
+      nb = bucketCount(keys.size);
+      const buckets: [string, number][][] = Array.from({ length: nb }, () => []);
+      for (const [k, ord] of keys) buckets[bucketOf(k, nb)].push([k, ord]);
+      buckets.forEach((b, i) => this.out(keyBucketPath(id, i), json(sortedObject(b))));
+    }
 
     const filters: DatasetInfo['filters'] = [];
     let i = 0;

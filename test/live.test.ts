@@ -209,8 +209,42 @@ describe('a streamed dataset', () => {
       expect(((await res.json()) as any).data.map((d: { id: string }) => d.id)).toEqual(['a1', 'a2', 'a3', 'a4']);
       const s = await fetch(`${srv.base}/apis/feed-streamed/search?q=fiji`, { headers: { 'x-service-key': key } });
       expect(((await s.json()) as any).data.map((d: { id: string }) => d.id).sort()).toEqual(['a3', 'a4']);
+      // Keys were spilled to disk and bucketed per partition: ids resolve, in any case.
+      for (const id of ['a1', 'A4']) {
+        const one = await fetch(`${srv.base}/apis/feed-streamed/${id}`, { headers: { 'x-service-key': key } });
+        expect(((await one.json()) as any).data.id).toBe(id.toLowerCase());
+      }
+      const none = await fetch(`${srv.base}/apis/feed-streamed/zz`, { headers: { 'x-service-key': key } });
+      expect(none.status).toBe(404);
     } finally {
       await srv.close();
     }
+  });
+});
+
+describe('the key spill of streamed datasets', () => {
+  it('puts every key in the bucket the server will look in, drops shared lower-case forms, fails on duplicates', async () => {
+    const { KeySpill, SPILL_PARTITIONS } = await import('../pipeline/key-spill.ts');
+    const { aliasKey, bucketOf } = await import('../pipeline/paths.ts');
+    const spill = new KeySpill('t');
+    const ids = Array.from({ length: 3000 }, (_, i) => `id${i}`);
+    ids.forEach((id, i) => spill.add(id, i));
+    spill.add('ID0', 3000); // its lower-case form collides with id0's
+    const nb = spill.buckets();
+    expect(nb % SPILL_PARTITIONS).toBe(0);
+    const buckets = new Map<number, [string, number][]>();
+    const { ambiguous } = spill.finish(nb, (b, entries) => buckets.set(b, entries));
+    expect(buckets.size).toBe(nb);
+    expect(ambiguous).toBe(1);
+    const found = (k: string) => new Map(buckets.get(bucketOf(k, nb))).get(k);
+    expect(ids.every((id, i) => found(id) === i)).toBe(true);
+    expect(found('ID0')).toBe(3000);
+    expect(found(aliasKey('id7'))).toBe(7);
+    expect(found(aliasKey('id0'))).toBeUndefined();
+
+    const dup = new KeySpill('t');
+    dup.add('x', 0);
+    dup.add('x', 1);
+    expect(() => dup.finish(dup.buckets(), () => {})).toThrow(/duplicate id "x"/);
   });
 });
