@@ -28,7 +28,25 @@ if (process.argv[2] === '--child') {
   const t0 = performance.now();
   const r = await build({ env: { ...process.env, ALMANAC_CACHE: cache, ALMANAC_DIST: dist }, sources: [nonprofits], log: quiet });
   const report = r.reports[0];
-  console.log(JSON.stringify({ status: report.status, records: report.records, files: report.files, seconds: (performance.now() - t0) / 1000, maxRssMiB: process.resourceUsage().maxRSS / 1024 }));
+  const seconds = (performance.now() - t0) / 1000;
+  const maxRssMiB = process.resourceUsage().maxRSS / 1024;
+  // What serving costs at this size: one search over every shard, cold (shards loaded
+  // from disk) and warm (if they fit in ALMANAC_CACHE_MB), then an id lookup.
+  const { Release } = await import('../server/release.ts');
+  const rel = new Release(dist);
+  const ms = (fn: () => unknown) => {
+    const t = performance.now();
+    fn();
+    return performance.now() - t;
+  };
+  const ds = nonprofits.id;
+  const searchCold = ms(() => rel.search(ds, 'church'));
+  const searchWarm = ms(() => rel.search(ds, 'church'));
+  const lookup = ms(() => rel.lookup(ds, '000000001'));
+  console.log(JSON.stringify({
+    status: report.status, records: report.records, files: report.files, seconds, maxRssMiB,
+    shards: rel.datasets.get(ds)!.search_shards ?? 1, searchColdMs: searchCold, searchWarmMs: searchWarm, lookupMs: lookup,
+  }));
   process.exit(0);
 }
 
@@ -67,7 +85,8 @@ for (const k of scales) {
     const r = JSON.parse(out.trim().split('\n').pop()!);
     if (r.status !== 'built') throw new Error(`×${k}: ${out}`);
     results.push({ scale: k, rows, ...r });
-    console.log(`×${k}: ${rows} rows → ${r.records} records, ${r.files} files, ${r.seconds.toFixed(1)} s, peak RSS ${r.maxRssMiB.toFixed(0)} MiB`);
+    console.log(`×${k}: ${rows} rows → ${r.records} records, ${r.files} files, ${r.seconds.toFixed(1)} s, peak RSS ${r.maxRssMiB.toFixed(0)} MiB; `
+      + `search over ${r.shards} shard(s) ${r.searchColdMs.toFixed(0)} ms cold, ${r.searchWarmMs.toFixed(0)} ms warm; id lookup ${r.lookupMs.toFixed(1)} ms`);
   } finally {
     cleanup(mirror, cache, dist);
   }

@@ -41,7 +41,7 @@ function httpGetter(mirror: string | undefined): { get: PageGet; last: () => Got
     next = Date.now() + MIN_INTERVAL_MS;
     const target = mirror ? rewriteOnto(url, mirror) : url;
     count++;
-    const res = await fetch(target, {
+    const res = await fetchWithCause(target, {
       method: init.method ?? 'GET',
       body: init.body,
       headers: { 'user-agent': USER_AGENT, accept: 'application/json, */*', ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers },
@@ -52,6 +52,16 @@ function httpGetter(mirror: string | undefined): { get: PageGet; last: () => Got
     return last.body;
   };
   return { get, last: () => last, requests: () => count };
+}
+
+/** fetch(), with the network error's code (ENOTFOUND, ECONNREFUSED…) in the message rather than "fetch failed". */
+export async function fetchWithCause(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(`${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}: ${new URL(url).host}`);
+  }
 }
 
 /** Page bodies as one JSON array, without re-parsing them (each must itself be JSON). */

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DatasetSource, InputSpec } from '../sources/contract.ts';
 import { integrityOf, sha256 } from './inputs.ts';
-import { USER_AGENT, fetchLive } from './fetch-live.ts';
+import { USER_AGENT, fetchLive, fetchWithCause } from './fetch-live.ts';
 
 export { USER_AGENT };
 import { cachedLocation, mirrorLocation, tarballLocation } from './paths.ts';
@@ -35,7 +35,7 @@ async function download(location: string): Promise<Buffer> {
     if (!existsSync(location)) throw new Error(`not in mirror (${location})`);
     return readFileSync(location);
   }
-  const res = await fetch(location, { headers: { 'user-agent': USER_AGENT }, signal: AbortSignal.timeout(30_000) });
+  const res = await fetchWithCause(location, { headers: { 'user-agent': USER_AGENT }, signal: AbortSignal.timeout(30_000) });
   if (!res.ok) throw new Error(`HTTP ${res.status} from ${location}`);
   return Buffer.from(await res.arrayBuffer());
 }
