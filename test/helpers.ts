@@ -64,7 +64,7 @@ export const NEEDS_MIRROR = '(needs the upstream mirror: set ALMANAC_MIRROR or p
  * (method, path with query, body) to a status and body. Fetch tests use it so they
  * never touch the network. `requests` records what was asked, in order.
  */
-export async function fakeUpstream(respond: (req: { method: string; url: string; body: string; headers: Record<string, string | string[] | undefined> }) => { status?: number; body: string | Buffer; type?: string }) {
+export async function fakeUpstream(respond: (req: { method: string; url: string; body: string; headers: Record<string, string | string[] | undefined> }) => { status?: number; body: string | Buffer; type?: string; headers?: Record<string, string> }) {
   const { createServer } = await import('node:http');
   const requests: { method: string; url: string; body: string; headers: Record<string, string | string[] | undefined> }[] = [];
   const server = createServer((req, res) => {
@@ -74,7 +74,7 @@ export async function fakeUpstream(respond: (req: { method: string; url: string;
       const r = { method: req.method ?? 'GET', url: req.url ?? '/', body: Buffer.concat(chunks).toString('utf8'), headers: req.headers };
       requests.push(r);
       const out = respond(r);
-      res.writeHead(out.status ?? 200, { 'content-type': out.type ?? 'application/json' });
+      res.writeHead(out.status ?? 200, { 'content-type': out.type ?? 'application/json', ...out.headers });
       res.end(out.body);
     });
   });

@@ -100,6 +100,37 @@ describe('fetching a live, paged input', () => {
   });
 });
 
+describe('fetching a plain live file (the Census subcounty totals, not mirrored)', () => {
+  it('downloads it over loopback, keeps the Last-Modified, and the build serves it as the upstream time', async () => {
+    const population = (await import('../sources/population.ts')).default;
+    const spec = population.inputs.subcounties;
+    expect(spec.kind).toBe('live');
+    const fixtures = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures/population');
+    const sub = readFileSync(path.join(fixtures, 'sub-est2024.csv'));
+    const counties = readFileSync(path.join(fixtures, 'co-est2024-alldata.csv'));
+    const census = await fakeUpstream((req) =>
+      req.url.endsWith('/sub-est2024.csv') ? { body: sub, type: 'text/csv', headers: { 'last-modified': 'Thu, 15 May 2025 13:00:00 GMT' } }
+        : req.url.endsWith('/co-est2024-alldata.csv') ? { body: counties, type: 'text/csv' } : { status: 404, body: '' });
+    try {
+      const env = { ALMANAC_CACHE: dir(), ALMANAC_DIST: dir(), ALMANAC_MIRROR: census.base };
+      expect(await fetchLive(spec as any, env)).toBe('fetched');
+      const record = JSON.parse(readFileSync(fetchRecordPath(cachedLocation((spec as any).url, env)), 'utf8'));
+      expect(record).toMatchObject({ last_modified: '2025-05-15T13:00:00.000Z', pages: null, bytes: sub.length });
+      expect(census.requests.map((r) => r.url)).toEqual(['/www2.census.gov/programs-surveys/popest/datasets/2020-2024/cities/totals/sub-est2024.csv']);
+      // The county file (names for the FIPS codes) is pinned to the real bytes, which this
+      // fixture is not: here it comes through the same loopback upstream as a live input.
+      const countiesSpec = { ...(population.inputs.counties as any), kind: 'live' as const };
+      await fetchLive(countiesSpec, env);
+      const { reports, dist } = await build({ env, sources: [{ ...population, inputs: { counties: countiesSpec, subcounties: spec } }], log: quiet });
+      expect(reports[0].status).toBe('built');
+      const manifest = JSON.parse(readFileSync(path.join(releaseDir(dist, readCurrent(dist)!), 'manifest.json'), 'utf8'));
+      expect(manifest.datasets['population-demographics']).toMatchObject({ upstream_time: '2025-05-15T13:00:00.000Z', live: true });
+    } finally {
+      await census.close();
+    }
+  });
+});
+
 describe('serving a live dataset', () => {
   let srv: Running;
   let key: string;
