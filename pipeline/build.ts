@@ -14,7 +14,7 @@ import type { DatasetSource } from '../sources/contract.ts';
 import { ALL_SOURCES } from '../sources/index.ts';
 import { platformOpenApi, scriptureOpenApi } from '../server/openapi.ts';
 import { InputUnavailable, resolveInputs } from './inputs.ts';
-import { LICENCES, MANIFEST, SEARCH_SHARD_SIZE, STREAM_SEARCH_SHARD_SIZE, OPENAPI, OPENAPI_V1, aliasKey, distDir, isDatasetFile, releaseDir } from './paths.ts';
+import { LICENCES, MANIFEST, SEARCH_SHARD_SIZE, OPENAPI, OPENAPI_V1, aliasKey, distDir, isDatasetFile, releaseDir } from './paths.ts';
 import { DatasetGenerator, orderRecords, type DatasetInfo, type OutFile } from './shards.ts';
 import { InvalidRecord, recordValidator, validateRecords } from './validate.ts';
 import { ReleaseWriter, pruneReleases, readCurrent, type Manifest } from './writer.ts';
@@ -77,7 +77,7 @@ export async function build(opts: BuildOptions = {}) {
       try {
         step('resolving inputs');
         const { raw, resolved, missing } = await resolveInputs(source, env);
-        const shardSize = Number(env.ALMANAC_SEARCH_SHARD_SIZE) || (source.normaliseStream ? STREAM_SEARCH_SHARD_SIZE : SEARCH_SHARD_SIZE);
+        const shardSize = Number(env.ALMANAC_SEARCH_SHARD_SIZE) || SEARCH_SHARD_SIZE;
         const gen = new DatasetGenerator(source, resolved, add, shardSize, { spillKeys: !!source.normaliseStream });
         let records: { id: string }[] = [];
         if (source.normaliseStream) {

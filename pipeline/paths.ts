@@ -14,6 +14,7 @@
  *     <dataset>/search.json      serialized minisearch index (document id = ordinal);
  *                                search.<n>.json further shards of SEARCH_SHARD_SIZE records
  *     <dataset>/columns/<field>.json  a field's values in list order, for bound/geo/expiry filters
+ *     <dataset>/terms/<prefix>.json   streamed datasets' word index instead of search.json
  *   (+ .gz and .br beside every file of at least COMPRESS_MIN_BYTES)
  *
  * Why packs and buckets rather than a file per record: the largest upstreams we plan
@@ -27,14 +28,12 @@ import { fileURLToPath } from 'node:url';
 
 export const PACK_SIZE = 1000;
 /**
- * Records per search index shard. A streamed dataset (1.9M nonprofits) builds and writes
- * one shard at a time, so build memory is bounded by a shard, not the dataset; every
- * current non-streamed dataset (largest: places, 135k) stays a single shard, so its
- * ranking is unchanged.
+ * Records per minisearch index shard, built and written one at a time. Every current
+ * dataset (largest: population, 243k) has at most two, and places (135k) stays a single
+ * shard, so its ranking is unchanged. Streamed datasets use a word index instead
+ * (term-index.ts).
  */
 export const SEARCH_SHARD_SIZE = 200_000;
-/** Smaller shards for streamed datasets: a 50k-record minisearch index is what the build holds at once. */
-export const STREAM_SEARCH_SHARD_SIZE = 50_000;
 export const KEYS_PER_BUCKET = 4096;
 export const COMPRESS_MIN_BYTES = 1024;
 
@@ -65,6 +64,8 @@ export const keyBucketPath = (ds: string, b: number) => `${ds}/keys/${b}.json`;
 export const filterPath = (ds: string, param: string) => `${ds}/filters/${param}.json`;
 /** Search index shard n (one per SEARCH_SHARD_SIZE records; most datasets have only shard 0). */
 export const searchPath = (ds: string, n = 0) => (n ? `${ds}/search.${n}.json` : `${ds}/search.json`);
+/** Streamed datasets' word index: words starting with `prefix` → ordinals (term-index.ts). */
+export const termsPath = (ds: string, prefix: string) => `${ds}/terms/${prefix}.json`;
 /** Values of one field in list order (numbers; dates as epoch ms), for bound and geo filters. */
 export const columnPath = (ds: string, field: string) => `${ds}/columns/${field}.json`;
 
@@ -72,7 +73,7 @@ export const columnPath = (ds: string, field: string) => `${ds}/columns/${field}
 export function isDatasetFile(ds: string, rel: string): boolean {
   if (!rel.startsWith(`${ds}/`)) return false;
   const rest = rel.slice(ds.length + 1);
-  return /^search(\.\d+)?\.json$/.test(rest) || /^(packs|keys|filters|columns)\/[^/]+$/.test(rest);
+  return /^search(\.\d+)?\.json$/.test(rest) || /^(packs|keys|filters|columns|terms)\/[^/]+$/.test(rest);
 }
 
 export const packOf = (ordinal: number) => Math.floor(ordinal / PACK_SIZE);

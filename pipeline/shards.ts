@@ -11,10 +11,11 @@
  */
 import { createHash } from 'node:crypto';
 import { KeySpill } from './key-spill.ts';
+import { TermSpill } from './term-index.ts';
 import MiniSearch from 'minisearch';
 import type { DatasetSource } from '../sources/contract.ts';
 import {
-  PACK_SIZE, SEARCH_SHARD_SIZE, aliasKey, bucketCount, bucketOf, columnPath, filterPath, keyBucketPath, packPath, searchPath,
+  PACK_SIZE, SEARCH_SHARD_SIZE, aliasKey, bucketCount, bucketOf, columnPath, filterPath, keyBucketPath, packPath, searchPath, termsPath,
 } from './paths.ts';
 
 export interface OutFile {
@@ -43,6 +44,8 @@ export interface DatasetInfo {
   geo?: { lat: string; lon: string };
   expires_field?: string;
   search_shards?: number;
+  /** 'terms': a word index by prefix (term-index.ts) instead of minisearch; streamed datasets. */
+  search_kind?: 'terms';
   search_fields: string[];
   /** Per-field boosts applied at query time. */
   search_boost?: Record<string, number>;
@@ -104,8 +107,9 @@ export class DatasetGenerator<R extends { id: string }> {
   private bytes = 0;
   private readonly hash = createHash('sha256');
   private readonly ids = new Map<string, number>();
-  /** Streamed datasets keep their keys on disk (key-spill.ts), not in `ids`. */
+  /** Streamed datasets keep their keys on disk (key-spill.ts), not in `ids`, and index words, not minisearch. */
   private readonly spill: KeySpill | null;
+  private readonly terms: TermSpill | null;
   private readonly aliases: string[][] = [];
   private readonly indexes: Map<string, number[]>[];
   private readonly columns = new Map<string, (number | null)[]>();
@@ -121,6 +125,7 @@ export class DatasetGenerator<R extends { id: string }> {
   ) {
     if (opts.spillKeys && source.aliases) throw new Error(`source ${source.id}: aliases are not supported on streamed datasets`);
     this.spill = opts.spillKeys ? new KeySpill(source.id) : null;
+    this.terms = opts.spillKeys ? new TermSpill() : null;
     this.indexes = source.filters.filter((f) => !f.compare).map(() => new Map());
     for (const f of source.filters) if (f.compare) this.columnTypes.set(f.field, f.compare.type);
     if (source.geo) for (const f of [source.geo.lat, source.geo.lon]) this.columnTypes.set(f, 'number');
@@ -177,6 +182,10 @@ export class DatasetGenerator<R extends { id: string }> {
       this.columns.get(field)!.push(n);
     }
 
+    if (this.terms) {
+      this.terms.add(ord, this.source.search.fields.map((f) => searchText(r, f)));
+      return;
+    }
     const rank = this.source.search.rank;
     this.shard ??= new MiniSearch(searchOptions(this.source.search.fields, rank));
     const doc: Rec = { __o: ord };
@@ -189,7 +198,8 @@ export class DatasetGenerator<R extends { id: string }> {
   finish(): { info: DatasetInfo; keys: Map<string, number>; bytes: number } {
     const id = this.source.id;
     if (this.lines.length || this.packs === 0) this.flushPack();
-    if (this.shard || this.shards === 0) {
+    const prefixes = this.terms?.finish((p, shard) => this.out(termsPath(id, p), json(shard)));
+    if (!this.terms && (this.shard || this.shards === 0)) {
       this.shard ??= new MiniSearch(searchOptions(this.source.search.fields, this.source.search.rank));
       this.flushShard();
     }
@@ -240,6 +250,7 @@ export class DatasetGenerator<R extends { id: string }> {
       ...(s.expires ? { expires_field: s.expires.field } : {}),
       search_fields: s.search.fields,
       ...(this.shards > 1 ? { search_shards: this.shards } : {}),
+      ...(prefixes !== undefined ? { search_kind: 'terms' as const } : {}),
       ...(s.search.boost ? { search_boost: s.search.boost } : {}),
       ...(s.search.rank ? { search_rank: s.search.rank } : {}),
       provenance: s.provenance,

@@ -11,9 +11,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import MiniSearch from 'minisearch';
 import {
-  MANIFEST, PACK_SIZE, aliasKey, bucketOf, columnPath, filterPath, keyBucketPath, packOf, packPath, releaseDir, searchPath,
+  MANIFEST, PACK_SIZE, aliasKey, bucketOf, columnPath, filterPath, termsPath, keyBucketPath, packOf, packPath, releaseDir, searchPath,
 } from '../pipeline/paths.ts';
 import { searchOptions, type DatasetInfo } from '../pipeline/shards.ts';
+import { termSearch, type TermShard } from '../pipeline/term-index.ts';
 import type { Manifest, FileEntry } from '../pipeline/writer.ts';
 import { readCurrent } from '../pipeline/writer.ts';
 
@@ -156,6 +157,9 @@ export class Release {
   /** Ordinals matching `q`, best first; a sharded index is searched shard by shard and merged by score. */
   search(ds: string, q: string): number[] {
     const info = this.datasets.get(ds)!;
+    if (info.search_kind === 'terms') {
+      return termSearch(q, (prefix) => (this.entry(termsPath(ds, prefix)) ? this.json<TermShard>(termsPath(ds, prefix)) : undefined));
+    }
     const shards = info.search_shards ?? 1;
     if (shards === 1) return this.searchShard(info, 0, q).map((r) => r.id as number);
     const all = Array.from({ length: shards }, (_, n) => this.searchShard(info, n, q)).flat();

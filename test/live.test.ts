@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../pipeline/build.ts';
 import { fetchAll } from '../pipeline/fetch.ts';
 import { fetchLive } from '../pipeline/fetch-live.ts';
-import { cachedLocation, fetchRecordPath, releaseDir, searchPath } from '../pipeline/paths.ts';
+import { cachedLocation, fetchRecordPath, releaseDir, searchPath, termsPath } from '../pipeline/paths.ts';
 import { readCurrent } from '../pipeline/writer.ts';
 import { FEED_URL, FEED_VARIANT, MIRROR, feed, streamed } from './fixtures/live-source.ts';
 import { fakeUpstream, quiet, startServer, type Running } from './helpers.ts';
@@ -222,31 +222,51 @@ describe('serving a live dataset', () => {
   });
 });
 
+describe('a sharded search index', () => {
+  it('is searched shard by shard and merged by score', async () => {
+    const env = { ALMANAC_CACHE: dir(), ALMANAC_DIST: dir(), ALMANAC_MIRROR: upstream.base, ALMANAC_SEARCH_SHARD_SIZE: '2' };
+    await fetchLive(feed.inputs.events as any, env);
+    const { dist } = await build({ env, sources: [feed], log: quiet });
+    const rel = releaseDir(dist, readCurrent(dist)!);
+    expect(existsSync(path.join(rel, searchPath('feed', 1)))).toBe(true);
+    const srv = await startServer(dist, undefined, [feed]);
+    try {
+      const res = await fetch(`${srv.base}/apis/feed/search?q=fiji`, { headers: { 'x-service-key': srv.key() } });
+      expect(((await res.json()) as any).data.map((d: { id: string }) => d.id).sort()).toEqual(['a3', 'a4']);
+    } finally {
+      await srv.close();
+    }
+  });
+});
+
 describe('a streamed dataset', () => {
-  it('is written in its own order with the search index in shards, and searches across them', async () => {
+  it('is written in its own order, with ids spilled to disk and a word index by prefix', async () => {
     const mirror = dir();
     mkdirSync(path.join(mirror, 'feed.example/v1'), { recursive: true });
     writeFileSync(path.join(mirror, 'feed.example/v1/events.ndjson'), EVENTS.map((e) => JSON.stringify(e)).join('\n') + '\n');
-    const env = { ALMANAC_CACHE: dir(), ALMANAC_DIST: dir(), ALMANAC_MIRROR: mirror, ALMANAC_SEARCH_SHARD_SIZE: '2' };
+    const env = { ALMANAC_CACHE: dir(), ALMANAC_DIST: dir(), ALMANAC_MIRROR: mirror };
     await fetchAll([streamed], env, quiet);
     const { reports, dist } = await build({ env, sources: [streamed], log: quiet });
     expect(reports[0]).toMatchObject({ status: 'built', records: 4 });
     const rel = releaseDir(dist, readCurrent(dist)!);
-    expect(existsSync(path.join(rel, searchPath('feed-streamed', 1)))).toBe(true);
+    expect(existsSync(path.join(rel, searchPath('feed-streamed')))).toBe(false);
+    expect(JSON.parse(readFileSync(path.join(rel, termsPath('feed-streamed', 'fi')), 'utf8'))).toEqual([['fiji', [2, 3]]]);
     const srv = await startServer(dist, undefined, [streamed]);
     try {
       const key = srv.key();
       const res = await fetch(`${srv.base}/apis/feed-streamed?include_expired=true`, { headers: { 'x-service-key': key } });
       expect(((await res.json()) as any).data.map((d: { id: string }) => d.id)).toEqual(['a1', 'a2', 'a3', 'a4']);
-      const s = await fetch(`${srv.base}/apis/feed-streamed/search?q=fiji`, { headers: { 'x-service-key': key } });
-      expect(((await s.json()) as any).data.map((d: { id: string }) => d.id).sort()).toEqual(['a3', 'a4']);
+      const s = await fetch(`${srv.base}/apis/feed-streamed/search?q=FIJ`, { headers: { 'x-service-key': key } });
+      expect(((await s.json()) as any).data.map((d: { id: string }) => d.id)).toEqual(['a3', 'a4']);
+      const none = await fetch(`${srv.base}/apis/feed-streamed/search?q=fiji%20japan`, { headers: { 'x-service-key': key } });
+      expect(((await none.json()) as any).data).toEqual([]);
       // Keys were spilled to disk and bucketed per partition: ids resolve, in any case.
       for (const id of ['a1', 'A4']) {
         const one = await fetch(`${srv.base}/apis/feed-streamed/${id}`, { headers: { 'x-service-key': key } });
         expect(((await one.json()) as any).data.id).toBe(id.toLowerCase());
       }
-      const none = await fetch(`${srv.base}/apis/feed-streamed/zz`, { headers: { 'x-service-key': key } });
-      expect(none.status).toBe(404);
+      const missing = await fetch(`${srv.base}/apis/feed-streamed/zz`, { headers: { 'x-service-key': key } });
+      expect(missing.status).toBe(404);
     } finally {
       await srv.close();
     }
@@ -277,5 +297,26 @@ describe('the key spill of streamed datasets', () => {
     dup.add('x', 0);
     dup.add('x', 1);
     expect(() => dup.finish(dup.buckets(), () => {})).toThrow(/duplicate id "x"/);
+  });
+});
+
+describe('the word index of streamed datasets', () => {
+  it('matches every word by prefix, exact words first, then list order; ignores case and accents', async () => {
+    const { TermSpill, termSearch, termPrefix, searchWords } = await import('../pipeline/term-index.ts');
+    expect(searchWords('Café-Bar  St. Étienne 42')).toEqual(['cafe', 'bar', 'st', 'etienne', '42']);
+    expect(termPrefix('church')).toBe('ch');
+    expect(termPrefix('ĉu')).toMatch(/^x/);
+    const spill = new TermSpill();
+    const texts = ['First Church of Christ', 'Churchill Society', 'Christ Church', 'Friends of the Library'];
+    texts.forEach((t, i) => spill.add(i, [t]));
+    const shards = new Map<string, any>();
+    spill.finish((p, s) => shards.set(p, s));
+    const search = (q: string) => termSearch(q, (p) => shards.get(p));
+    expect(search('church')).toEqual([0, 2, 1]);
+    expect(search('chur christ')).toEqual([0, 2]);
+    expect(search('LIBRARY')).toEqual([3]);
+    expect(search('library church')).toEqual([]);
+    expect(search('zzz')).toEqual([]);
+    expect(search('  ')).toEqual([]);
   });
 });

@@ -1,0 +1,110 @@
+/**
+ * A search index for streamed datasets (the 1.9M-record BMF), where a minisearch index
+ * is too big to build or to serve: at full size its 39 shards took 18.7 s a query and
+ * 2 GiB in the server (bench/stream-build.ts). Instead, a plain inverted index split by
+ * the first two characters of each word: `terms/<prefix>.json` holds the sorted words
+ * with that prefix and, per word, the ordinals of the records that contain it.
+ *
+ * Build: words are spilled to one temporary file per prefix as records stream past,
+ * then each prefix file is grouped and written on its own (memory: one prefix).
+ * Query: each query word loads the one prefix file it needs; words match by prefix and
+ * all must match (as in minisearch searches); records matching a word exactly rank
+ * before prefix-only matches, then list order. No typo tolerance at this size.
+ */
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+export type TermShard = [string, number[]][];
+
+/** Lower-case words of letters and digits, diacritics removed ("Café-Bar" → cafe, bar). */
+export function searchWords(text: string): string[] {
+  return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+}
+
+/** The prefix file a word lives in: its first two characters, hex-encoded unless [a-z0-9]. */
+export function termPrefix(word: string): string {
+  const p = [...word].slice(0, 2).join('');
+  return /^[a-z0-9]{1,2}$/.test(p) ? p : `x${[...p].map((c) => c.codePointAt(0)!.toString(16)).join('-')}`;
+}
+
+const FLUSH_BYTES = 4 << 20;
+
+export class TermSpill {
+  private readonly dir = mkdtempSync(path.join(tmpdir(), 'almanac-terms-'));
+  private pending = new Map<string, string[]>();
+  private pendingBytes = 0;
+
+  add(ord: number, texts: string[]) {
+    const seen = new Set<string>();
+    for (const t of texts) for (const w of searchWords(t)) seen.add(w);
+    for (const w of seen) {
+      const p = termPrefix(w);
+      const line = `${w}\t${ord}\n`;
+      (this.pending.get(p) ?? this.pending.set(p, []).get(p)!).push(line);
+      this.pendingBytes += line.length;
+    }
+    if (this.pendingBytes >= FLUSH_BYTES) this.flush();
+  }
+
+  private flush() {
+    for (const [p, lines] of this.pending) appendFileSync(path.join(this.dir, p), lines.join(''));
+    this.pending = new Map();
+    this.pendingBytes = 0;
+  }
+
+  /** Emits every prefix's shard (sorted words, ascending ordinals), in prefix order. */
+  finish(emit: (prefix: string, shard: TermShard) => void): number {
+    this.flush();
+    try {
+      const prefixes = readdirSync(this.dir).sort();
+      for (const p of prefixes) {
+        const words = new Map<string, number[]>();
+        for (const line of readFileSync(path.join(this.dir, p), 'utf8').split('\n')) {
+          if (!line) continue;
+          const tab = line.lastIndexOf('\t');
+          const w = line.slice(0, tab);
+          (words.get(w) ?? words.set(w, []).get(w)!).push(Number(line.slice(tab + 1)));
+        }
+        emit(p, [...words].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+      }
+      return prefixes.length;
+    } finally {
+      rmSync(this.dir, { recursive: true, force: true });
+    }
+  }
+}
+
+/** Ordinals matching every word of `q` (by prefix), exact-word matches first, then list order. */
+export function termSearch(q: string, shard: (prefix: string) => TermShard | undefined): number[] {
+  const words = [...new Set(searchWords(q))];
+  if (!words.length) return [];
+  let scores: Map<number, number> | null = null;
+  for (const w of words) {
+    const terms = shard(termPrefix(w)) ?? [];
+    const mine = new Map<number, number>();
+    // Binary search for the first word ≥ w; words with prefix w follow it.
+    let lo = 0;
+    let hi = terms.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (terms[mid][0] < w) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < terms.length && terms[i][0].startsWith(w); i++) {
+      const exact = terms[i][0] === w ? 2 : 1;
+      for (const o of terms[i][1]) mine.set(o, Math.max(mine.get(o) ?? 0, exact));
+    }
+    if (scores === null) scores = mine;
+    else {
+      const next = new Map<number, number>();
+      for (const [o, s] of scores) {
+        const m = mine.get(o);
+        if (m !== undefined) next.set(o, s + m);
+      }
+      scores = next;
+    }
+    if (!scores.size) return [];
+  }
+  return [...scores!].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([o]) => o);
+}
