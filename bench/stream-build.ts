@@ -47,7 +47,8 @@ if (process.argv[2] === '--search') {
   const searchColdMs = ms(() => rel.search(ds, 'church'));
   const searchWarmMs = ms(() => rel.search(ds, 'church'));
   const lookupMs = ms(() => rel.lookup(ds, '000000001'));
-  console.log(JSON.stringify({ shards: rel.datasets.get(ds)!.search_shards ?? 1, searchColdMs, searchWarmMs, lookupMs, searchRssMiB: process.resourceUsage().maxRSS / 1024 }));
+  const info = rel.datasets.get(ds)!;
+  console.log(JSON.stringify({ index: info.search_kind === 'terms' ? 'word index' : `${info.search_shards ?? 1} minisearch shard(s)`, searchColdMs, searchWarmMs, lookupMs, searchRssMiB: process.resourceUsage().maxRSS / 1024 }));
   process.exit(0);
 }
 
@@ -89,7 +90,7 @@ for (const k of scales) {
     const r = { ...built, ...JSON.parse(searchOut.trim().split('\n').pop()!) };
     results.push({ scale: k, rows, ...r });
     console.log(`×${k}: ${rows} rows → ${r.records} records, ${r.files} files, ${r.seconds.toFixed(1)} s, peak RSS ${r.maxRssMiB.toFixed(0)} MiB; `
-      + `search over ${r.shards} shard(s) ${r.searchColdMs.toFixed(0)} ms cold, ${r.searchWarmMs.toFixed(0)} ms warm `
+      + `search (${r.index}) ${r.searchColdMs.toFixed(0)} ms cold, ${r.searchWarmMs.toFixed(0)} ms warm `
       + `(server process peak RSS ${r.searchRssMiB.toFixed(0)} MiB); id lookup ${r.lookupMs.toFixed(1)} ms`);
   } finally {
     cleanup(mirror, cache, dist);
