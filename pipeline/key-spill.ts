@@ -1,5 +1,6 @@
 /**
- * The id → ordinal map of a streamed dataset, kept on disk instead of in memory.
+ * The id → ordinal map of a dataset: in memory (with aliases), or for a streamed
+ * dataset on disk.
  *
  * Keys are appended to SPILL_PARTITIONS temporary files by hash as records stream past;
  * at the end the bucket count is chosen as a multiple of SPILL_PARTITIONS, so every
@@ -92,4 +93,34 @@ export class KeySpill {
     }
     return { ambiguous };
   }
+}
+
+/**
+ * Exact ids, then case-insensitive aliases. A record's own id, in any case, beats
+ * another record's alias (/apis/languages/DE is German, not the region DE); aliases
+ * two records share are dropped rather than resolved arbitrarily.
+ */
+export function memoryKeyMap(ids: Map<string, number>, aliases: string[][]) {
+  const keys = new Map(ids);
+  const idOwners = new Map<string, number | null>();
+  for (const [id, ord] of ids) {
+    const k = aliasKey(id);
+    idOwners.set(k, idOwners.has(k) ? null : ord);
+  }
+  const aliasOwners = new Map<string, number | null>();
+  aliases.forEach((list, ord) => {
+    for (const a of new Set(list.map(aliasKey))) {
+      if (idOwners.has(a)) continue;
+      const prev = aliasOwners.get(a);
+      aliasOwners.set(a, prev === undefined || prev === ord ? ord : null);
+    }
+  });
+  let ambiguous = 0;
+  for (const owners of [idOwners, aliasOwners]) {
+    for (const [a, ord] of owners) {
+      if (ord === null) ambiguous++;
+      else keys.set(a, ord);
+    }
+  }
+  return { keys, ambiguous };
 }

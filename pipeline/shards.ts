@@ -10,12 +10,12 @@
  * ordinals and bound columns.
  */
 import { createHash } from 'node:crypto';
-import { KeySpill } from './key-spill.ts';
+import { KeySpill, memoryKeyMap } from './key-spill.ts';
 import { TermSpill } from './term-index.ts';
 import MiniSearch from 'minisearch';
 import type { DatasetSource } from '../sources/contract.ts';
 import {
-  PACK_SIZE, SEARCH_SHARD_SIZE, aliasKey, bucketCount, bucketOf, columnPath, filterPath, keyBucketPath, packPath, searchPath, termsPath,
+  PACK_SIZE, SEARCH_SHARD_SIZE, bucketCount, bucketOf, columnPath, filterPath, keyBucketPath, packPath, searchPath, termsPath,
 } from './paths.ts';
 
 export interface OutFile {
@@ -210,7 +210,7 @@ export class DatasetGenerator<R extends { id: string }> {
       nb = this.spill.buckets();
       ({ ambiguous } = this.spill.finish(nb, (b, entries) => this.out(keyBucketPath(id, b), json(sortedObject(entries)))));
     } else {
-      ({ keys, ambiguous } = this.keyMap());
+      ({ keys, ambiguous } = memoryKeyMap(this.ids, this.aliases));
       nb = bucketCount(keys.size);
       const buckets: [string, number][][] = Array.from({ length: nb }, () => []);
       for (const [k, ord] of keys) buckets[bucketOf(k, nb)].push([k, ord]);
@@ -262,36 +262,6 @@ export class DatasetGenerator<R extends { id: string }> {
       info.fetched_at = live.map((u) => u.fetched_at!).sort().pop()!;
     }
     return { info, keys, bytes: this.bytes };
-  }
-
-  /**
-   * Exact ids, then case-insensitive aliases. A record's own id, in any case, beats
-   * another record's alias (/apis/languages/DE is German, not the region DE); aliases
-   * two records share are dropped rather than resolved arbitrarily.
-   */
-  private keyMap() {
-    const keys = new Map(this.ids);
-    const idOwners = new Map<string, number | null>();
-    for (const [id, ord] of this.ids) {
-      const k = aliasKey(id);
-      idOwners.set(k, idOwners.has(k) ? null : ord);
-    }
-    const aliasOwners = new Map<string, number | null>();
-    this.aliases.forEach((list, ord) => {
-      for (const a of new Set(list.map(aliasKey))) {
-        if (idOwners.has(a)) continue;
-        const prev = aliasOwners.get(a);
-        aliasOwners.set(a, prev === undefined || prev === ord ? ord : null);
-      }
-    });
-    let ambiguous = 0;
-    for (const owners of [idOwners, aliasOwners]) {
-      for (const [a, ord] of owners) {
-        if (ord === null) ambiguous++;
-        else keys.set(a, ord);
-      }
-    }
-    return { keys, ambiguous };
   }
 }
 
