@@ -78,20 +78,25 @@ export async function build(opts: BuildOptions = {}) {
         step('resolving inputs');
         const { raw, resolved, missing } = await resolveInputs(source, env);
         const shardSize = Number(env.ALMANAC_SEARCH_SHARD_SIZE) || SEARCH_SHARD_SIZE;
+        if (source.normaliseStream && (source.links?.length || linkTargets.has(source.id) || source.summary || source.order)) {
+          throw new Error(`source ${source.id}: links, summary and order are not supported on streamed datasets`);
+        }
         const gen = new DatasetGenerator(source, resolved, add, shardSize, { spillKeys: !!source.normaliseStream });
         let records: { id: string }[] = [];
         if (source.normaliseStream) {
-          if (source.links?.length || linkTargets.has(source.id) || source.summary || source.order) {
-            throw new Error(`source ${source.id}: links, summary and order are not supported on streamed datasets`);
-          }
           // Streamed: validated and written as they arrive, in the source's own order.
           step('streaming');
           // Duplicate ids are caught by the generator's key map; no second set of ids here.
           const check = recordValidator(source, { duplicates: false });
           let i = 0;
-          for await (const r of source.normaliseStream(raw)) {
-            check(r, i++);
-            gen.add(r);
+          try {
+            for await (const r of source.normaliseStream(raw)) {
+              check(r, i++);
+              gen.add(r);
+            }
+          } catch (err) {
+            gen.discard(); // the spilled temporary files of a failed stream
+            throw err;
           }
         } else {
           step('normalising');

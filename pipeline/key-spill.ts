@@ -50,6 +50,11 @@ export class KeySpill {
     this.pendingBytes = 0;
   }
 
+  /** Removes the temporary files of a build that failed before `finish`. */
+  discard() {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
   /** A bucket count that is a multiple of the partitions and keeps ~KEYS_PER_BUCKET per bucket. */
   buckets(): number {
     return SPILL_PARTITIONS * Math.max(1, Math.ceil(this.count / (KEYS_PER_BUCKET * SPILL_PARTITIONS)));

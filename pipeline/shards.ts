@@ -195,6 +195,12 @@ export class DatasetGenerator<R extends { id: string }> {
     if (ord % this.shardSize === this.shardSize - 1) this.flushShard();
   }
 
+  /** Drops the spilled temporary files when the dataset fails before `finish`. */
+  discard() {
+    this.spill?.discard();
+    this.terms?.discard();
+  }
+
   finish(): { info: DatasetInfo; keys: Map<string, number>; bytes: number } {
     const id = this.source.id;
     if (this.lines.length || this.packs === 0) this.flushPack();

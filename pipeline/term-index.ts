@@ -53,6 +53,11 @@ export class TermSpill {
     this.pendingBytes = 0;
   }
 
+  /** Removes the temporary files of a build that failed before `finish`. */
+  discard() {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
   /** Emits every prefix's shard (sorted words, ascending ordinals), in prefix order. */
   finish(emit: (prefix: string, shard: TermShard) => void): number {
     this.flush();

@@ -46,7 +46,8 @@ export function boundValue(f: DatasetInfo['filters'][number], raw: string): numb
   }
   if (!DATE.test(raw) && !DATE_TIME.test(raw)) throw bad(f.param, raw, 'must be a date YYYY-MM-DD or a date-time like 2024-05-01T12:00:00Z');
   const ms = dateMs(raw);
-  if (Number.isNaN(ms)) throw bad(f.param, raw, 'is not a real date');
+  // Date.parse rolls 2024-02-30 over to March 1; a calendar date must survive the round trip.
+  if (Number.isNaN(ms) || (DATE.test(raw) && new Date(ms).toISOString().slice(0, 10) !== raw)) throw bad(f.param, raw, 'is not a real date');
   // "to=2024-05-01" means up to the end of that day.
   return f.compare!.op === 'max' && DATE.test(raw) ? ms + DAY_MS - 1 : ms;
 }

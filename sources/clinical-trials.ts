@@ -26,7 +26,7 @@
  * changes while paging, a study can appear on two pages: the copy with the newer
  * last_update_posted is kept (the first seen on a tie).
  */
-import { defineSource, type PageGet } from './contract.ts';
+import { dateBounds, defineSource, type PageGet } from './contract.ts';
 
 export interface TrialRecord {
   id: string; title: string; official_title: string | null; status: string; phases: string[];
@@ -236,8 +236,7 @@ export default defineSource<TrialRecord>({
     { param: 'sponsor', field: 'sponsor', description: 'Lead sponsor name', caseInsensitive: true },
     { param: 'study_type', field: 'study_type', description: 'INTERVENTIONAL, OBSERVATIONAL or EXPANDED_ACCESS' },
     { param: 'country', field: 'countries', description: 'Country of a study location, e.g. United States' },
-    { param: 'from', field: 'last_update_posted', description: 'Last update posted on or after (YYYY-MM-DD)', compare: { op: 'min', type: 'date' } },
-    { param: 'to', field: 'last_update_posted', description: 'Last update posted on or before (YYYY-MM-DD)', compare: { op: 'max', type: 'date' } },
+    ...dateBounds('last_update_posted', 'Date the last update was posted.'),
   ],
   order: (a, b) => (a.last_update_posted < b.last_update_posted ? 1 : a.last_update_posted > b.last_update_posted ? -1 : 0),
   // The version endpoint's dataTimestamp: when the registry snapshot the API serves was made.

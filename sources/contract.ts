@@ -104,6 +104,18 @@ export interface FilterSpec {
 }
 
 /**
+ * The `from` / `to` pair every dataset names its main date's bounds with, so the names
+ * and wording stay the same across datasets (the route table adds how a bare date and
+ * a date-time are read). `what` names the date, e.g. "Filing date."
+ */
+export function dateBounds(field: string, what: string): FilterSpec[] {
+  return [
+    { param: 'from', field, description: what, compare: { op: 'min', type: 'date' } },
+    { param: 'to', field, description: what, compare: { op: 'max', type: 'date' } },
+  ];
+}
+
+/**
  * A field whose values (a string or string[]) are ids or aliases of records in another
  * dataset, so clients can walk between datasets. The build fails if a link does not
  * resolve to a record that exists.

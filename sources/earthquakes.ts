@@ -29,7 +29,7 @@
  *   the id, sources/types (product bookkeeping), nst/dmin/rms/gap (location-quality
  *   statistics). Nulls are kept as the feed has them.
  */
-import { defineSource } from './contract.ts';
+import { dateBounds, defineSource } from './contract.ts';
 
 export interface EarthquakeRecord {
   id: string; time: string; updated: string; magnitude: number | null; magnitude_type: string | null;
@@ -191,8 +191,7 @@ export default defineSource<EarthquakeRecord>({
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
   search: { fields: ['place', 'title', 'id'], boost: { place: 2 } },
   filters: [
-    { param: 'from', field: 'time', description: 'Events at or after this date or date-time (UTC)', compare: { op: 'min', type: 'date' } },
-    { param: 'to', field: 'time', description: 'Events at or before this date or date-time (UTC; a bare date includes the day)', compare: { op: 'max', type: 'date' } },
+    ...dateBounds('time', 'Event time (UTC).'),
     { param: 'min_magnitude', field: 'magnitude', description: 'Magnitude at least, e.g. 4.5', compare: { op: 'min', type: 'number' } },
     { param: 'max_magnitude', field: 'magnitude', description: 'Magnitude at most', compare: { op: 'max', type: 'number' } },
     { param: 'event_type', field: 'event_type', description: 'e.g. earthquake, quarry blast, explosion', caseInsensitive: true },

@@ -23,7 +23,7 @@
  * (https://www.ecfr.gov/current/title-N; null for reserved titles). Not served: FR's
  * public_inspection_pdf_url and search `excerpts` (not requested), eCFR meta.import_in_progress.
  */
-import { defineSource, type PageGet } from './contract.ts';
+import { dateBounds, defineSource, type PageGet } from './contract.ts';
 
 export interface LawRecord {
   id: string; kind: 'title' | 'document'; number: number | null; title: string; type: string | null;
@@ -216,8 +216,7 @@ export default defineSource<LawRecord>({
     { param: 'kind', field: 'kind', description: 'title or document' },
     { param: 'type', field: 'type', description: 'Document type, e.g. Rule, Proposed Rule, Notice, Presidential Document', caseInsensitive: true },
     { param: 'agency', field: 'agency_slugs', description: 'FederalRegister.gov agency slug, e.g. environmental-protection-agency', caseInsensitive: true },
-    { param: 'from', field: 'publication_date', description: 'Documents published on or after this date (YYYY-MM-DD)', compare: { op: 'min', type: 'date' } },
-    { param: 'to', field: 'publication_date', description: 'Documents published on or before this date (YYYY-MM-DD)', compare: { op: 'max', type: 'date' } },
+    ...dateBounds('publication_date', 'Publication date.'),
   ],
   views: [
     { segment: 'documents', summary: 'list current-year federal register documents', filter: { kind: 'document' } },

@@ -24,7 +24,7 @@
  * agency_slug) are not served. "" is served as null. An award seen on two pages (the data
  * changed while paging) keeps its first copy, the one from the earlier (larger-amount) page.
  */
-import { defineSource, type PageGet } from './contract.ts';
+import { dateBounds, defineSource, type PageGet } from './contract.ts';
 
 export interface AwardRecord {
   id: string; award_id: string; recipient: string | null; amount: number;
@@ -171,8 +171,7 @@ export default defineSource<AwardRecord>({
     { param: 'sub_agency', field: 'sub_agency', description: 'Awarding sub-agency, e.g. Department of the Army' },
     { param: 'recipient', field: 'recipient', description: 'Recipient name as reported', caseInsensitive: true },
     { param: 'award_type', field: 'award_type', description: 'DEFINITIVE CONTRACT, DELIVERY ORDER, PURCHASE ORDER or BPA CALL' },
-    { param: 'from', field: 'start_date', description: 'Performance starts on or after (YYYY-MM-DD)', compare: { op: 'min', type: 'date' } },
-    { param: 'to', field: 'start_date', description: 'Performance starts on or before (YYYY-MM-DD)', compare: { op: 'max', type: 'date' } },
+    ...dateBounds('start_date', 'Start date of the award\'s period of performance.'),
     { param: 'min_amount', field: 'amount', description: 'Amount at least (US dollars)', compare: { op: 'min', type: 'number' } },
     { param: 'max_amount', field: 'amount', description: 'Amount at most (US dollars)', compare: { op: 'max', type: 'number' } },
   ],

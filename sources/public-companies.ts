@@ -32,7 +32,7 @@
  * indexes' "Last Data Received" dates describe only those two fixed 2020 files, and using
  * them would make every response of this mostly live dataset look six years old.
  */
-import { defineSource } from './contract.ts';
+import { dateBounds, defineSource } from './contract.ts';
 import { check, padCik, parseCompanyIndex, parseMasterIndex, parseSubmissions, type FilingRow, type Submissions } from './public-companies-edgar.ts';
 
 /** CIKs whose submissions are fetched: Bridgewater Associates (no ticker) and BlackRock, Inc. */
@@ -219,8 +219,7 @@ export default defineSource<CompanyRecord>({
     { param: 'ticker', field: 'tickers', description: 'Trading symbol, e.g. AAPL', caseInsensitive: true },
     { param: 'exchange', field: 'exchanges', description: 'Exchange: Nasdaq, NYSE, OTC or CBOE', caseInsensitive: true },
     { param: 'form', field: 'form', description: 'EDGAR form type, e.g. 10-K', caseInsensitive: true },
-    { param: 'from', field: 'filing_date', description: 'Filings filed on or after this date (YYYY-MM-DD)', compare: { op: 'min', type: 'date' } },
-    { param: 'to', field: 'filing_date', description: 'Filings filed on or before this date (YYYY-MM-DD)', compare: { op: 'max', type: 'date' } },
+    ...dateBounds('filing_date', 'Filing date.'),
   ],
   views: [
     { segment: 'filers', summary: 'list filer profiles', filter: { kind: 'filer' } },

@@ -29,7 +29,7 @@
  * - A recall number seen twice (a report reissued while paging) keeps the copy with the
  *   newer report_date (the first seen on a tie).
  */
-import { defineSource, type PageGet } from './contract.ts';
+import { dateBounds, defineSource, type PageGet } from './contract.ts';
 
 export interface RecallRecord {
   id: string; agency: string; center: Center; product_type: string; classification: string; status: string;
@@ -206,8 +206,7 @@ export default defineSource<RecallRecord>({
     { param: 'status', field: 'status', description: 'Ongoing, Completed, Terminated or Pending' },
     { param: 'product_type', field: 'product_type', description: 'Food, Drugs, Devices, …', caseInsensitive: true },
     { param: 'state', field: 'state', description: 'State of the recalling firm, e.g. TX' },
-    { param: 'from', field: 'report_date', description: 'Reported on or after (YYYY-MM-DD)', compare: { op: 'min', type: 'date' } },
-    { param: 'to', field: 'report_date', description: 'Reported on or before (YYYY-MM-DD)', compare: { op: 'max', type: 'date' } },
+    ...dateBounds('report_date', 'Date FDA reported the recall.'),
   ],
   order: (a, b) => (a.report_date < b.report_date ? 1 : a.report_date > b.report_date ? -1 : 0),
   // openFDA's meta.last_updated: the date the endpoint's data was last refreshed (weekly).

@@ -34,7 +34,7 @@
  * - Geometry is not served (has_geometry says whether the alert has its own polygon; most
  *   use zones); parameters are reduced to VTEC codes; affectedZones duplicate the UGC codes.
  */
-import { defineSource } from './contract.ts';
+import { dateBounds, defineSource } from './contract.ts';
 
 export interface WeatherAlertRecord {
   id: string; event: string; headline: string | null; severity: string; urgency: string; certainty: string;
@@ -226,8 +226,7 @@ export default defineSource<WeatherAlertRecord>({
     { param: 'certainty', field: 'certainty', description: 'Observed, Likely, Possible, Unlikely or Unknown', caseInsensitive: true },
     { param: 'status', field: 'status', description: 'Actual, Exercise, System, Test or Draft', caseInsensitive: true },
     { param: 'message_type', field: 'message_type', description: 'Alert, Update or Cancel', caseInsensitive: true },
-    { param: 'from', field: 'sent', description: 'Sent at or after this date or date-time (UTC)', compare: { op: 'min', type: 'date' } },
-    { param: 'to', field: 'sent', description: 'Sent at or before this date or date-time (UTC; a bare date includes the day)', compare: { op: 'max', type: 'date' } },
+    ...dateBounds('sent', 'Time the alert was sent (UTC).'),
   ],
   expires: { field: 'in_effect_until' },
   // Newest sent first (the upstream's own order), ties by id.

@@ -198,6 +198,7 @@ describe('serving a live dataset', () => {
   it.each([
     ['/apis/feed?min_mag=big', 'min_mag'],
     ['/apis/feed?from=2024-13-01', 'from'],
+    ['/apis/feed?from=2024-02-30', 'from'],
     ['/apis/feed?to=yesterday', 'to'],
     ['/apis/feed?bbox=1,2,3', 'bbox'],
     ['/apis/feed?bbox=0,10,5,5', 'bbox'],
@@ -270,6 +271,28 @@ describe('a streamed dataset', () => {
     } finally {
       await srv.close();
     }
+  });
+});
+
+describe('a streamed dataset that fails mid-stream', () => {
+  it('fails the build, leaves the live release, and removes its spilled temporary files', async () => {
+    const mirror = dir();
+    mkdirSync(path.join(mirror, 'feed.example/v1'), { recursive: true });
+    // The third line is not JSON: the stream throws after two records were spilled.
+    writeFileSync(path.join(mirror, 'feed.example/v1/events.ndjson'), [...EVENTS.slice(0, 2).map((e) => JSON.stringify(e)), '{broken'].join('\n') + '\n');
+    const env = { ALMANAC_CACHE: dir(), ALMANAC_DIST: dir(), ALMANAC_MIRROR: mirror };
+    await fetchAll([streamed], env, quiet);
+    const tmp = dir();
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = tmp; // os.tmpdir() reads it on each call: the spills land here
+    try {
+      await expect(build({ env, sources: [streamed], log: quiet })).rejects.toThrow(/JSON/);
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
+    expect(readdirSync(tmp)).toEqual([]);
+    expect(readCurrent(env.ALMANAC_DIST)).toBeNull();
   });
 });
 
