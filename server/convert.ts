@@ -1,10 +1,10 @@
 /**
  * /apis/units/convert: the one dataset endpoint that computes. The arithmetic lives
- * with the units source (sources/units.ts, exact rationals); this module only binds
+ * with the units source (sources/units/index.ts, exact rationals); this module only binds
  * it to HTTP: look both units up by id or alias, convert, map failures to the catalogue.
  */
 import type { SchemaObject } from 'ajv';
-import { convert, type UnitRecord } from '../sources/units.ts';
+import { convert, type UnitRecord } from '../sources/units/index.ts';
 import { ApiError } from './errors.ts';
 import { datasetMeta, recordOrdinal, type Ctx, type Reply } from './handlers.ts';
 import type { ParamSpec } from './query.ts';

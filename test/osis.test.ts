@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { readOsis, readOsisFragment, strongsOf } from '../pipeline/readers/osis.ts';
+import { readOsis, readOsisFragment, strongsOf } from '../sources/readers/osis.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/osis/${name}`, import.meta.url), 'utf8');
 const ref = (v: { book: string; chapter: number; verse: number }) => `${v.book}.${v.chapter}.${v.verse}`;

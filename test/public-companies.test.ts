@@ -3,8 +3,8 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import source, { SUBMISSION_CIKS, type CompanyRecord } from '../sources/public-companies.ts';
-import { lastDataReceived, parseCompanyIndex, parseMasterIndex } from '../sources/public-companies-edgar.ts';
+import source, { SUBMISSION_CIKS, type CompanyRecord } from '../sources/public-companies/index.ts';
+import { lastDataReceived, parseCompanyIndex, parseMasterIndex } from '../sources/public-companies/edgar.ts';
 import { MIRROR_ROOT, NEEDS_MIRROR } from './helpers.ts';
 
 const dir = new URL('./fixtures/public-companies/', import.meta.url);

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { parseConf, readSwordModule } from '../pipeline/readers/sword.ts';
-import { cleanVerse } from '../pipeline/readers/sword-markup.ts';
+import { parseConf, readSwordModule } from '../sources/readers/sword.ts';
+import { cleanVerse } from '../sources/readers/sword-markup.ts';
 import { SWORD_TRANSLATIONS } from '../sources/scripture/sword.ts';
 import { MIRROR_ROOT, NEEDS_MIRROR } from './helpers.ts';
 

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import Ajv2020Module from 'ajv/dist/2020.js';
-import source, { convert, type UnitRecord } from '../sources/units.ts';
-import { parseDecimal, toDecimal, rat, fromDouble, formatExact } from '../sources/rational.ts';
+import source, { convert, type UnitRecord } from '../sources/units/index.ts';
+import { parseDecimal, toDecimal, rat, fromDouble, formatExact } from '../sources/units/rational.ts';
 
 // ajv ships CommonJS; under ESM the class may sit on .default.
 const Ajv2020 = ((Ajv2020Module as any).default ?? Ajv2020Module) as unknown as typeof Ajv2020Module.default;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { USFM_TO_OSIS, readUsfm } from '../pipeline/readers/usfm.ts';
+import { USFM_TO_OSIS, readUsfm } from '../sources/readers/usfm.ts';
 import { BOOK_BY_OSIS } from '../sources/scripture/books.ts';
 import type { TranslationSource, Verse } from '../sources/scripture/contract.ts';
 import { translationDataset } from '../sources/scripture/dataset.ts';

@@ -1,5 +1,5 @@
 /**
- * Two eBible.org USFM editions, read by pipeline/readers/usfm.ts (decisions on \d titles,
+ * Two eBible.org USFM editions, read by sources/readers/usfm.ts (decisions on \d titles,
  * verse ranges and lettered verses are documented there):
  *
  * - web-catholic: World English Bible Catholic Edition (eBible id eng-web-c), 73 books as
@@ -26,7 +26,7 @@
  */
 import type { InputSpec } from '../contract.ts';
 import type { TranslationSource, Verse } from './contract.ts';
-import { readUsfm } from '../../pipeline/readers/usfm.ts';
+import { readUsfm } from '../readers/usfm.ts';
 
 type Pin = [file: string, sha256: string];
 

@@ -1,7 +1,7 @@
 /**
  * Open English Bible, US edition, from seven1m/open-bibles `eng-us-oeb.osis.xml` (converted
  * from the OEB's USFM by u2o.py, 2021-07-08). Milestone-verse OSIS read by
- * pipeline/readers/osis.ts.
+ * sources/readers/osis.ts.
  *
  * The OEB is unfinished: this file has 42 books and 11,722 verses — Ruth, Esther, Psalms,
  * the twelve minor prophets (Hosea–Malachi) and the whole New Testament. Every other Old
@@ -23,7 +23,7 @@
  */
 import type { TranslationSource, Verse } from './contract.ts';
 import { BOOKS } from './books.ts';
-import { readOsis } from '../../pipeline/readers/osis.ts';
+import { readOsis } from '../readers/osis.ts';
 
 const URL_OEB = 'https://raw.githubusercontent.com/seven1m/open-bibles/master/eng-us-oeb.osis.xml';
 

@@ -13,7 +13,7 @@
  *   Acts 8:37, 15:34; Geneva1599: 40 slots, see below).
  * - A slot holding only markup (ASV: 16 NT verses whose entry is just a footnote such as
  *   "Many authorities … insert v. 21") is kept with text "", as the contract asks.
- * - Text and Strong's come from pipeline/readers/sword-markup.ts (notes, headings,
+ * - Text and Strong's come from sources/readers/sword-markup.ts (notes, headings,
  *   psalm superscriptions marked as <title> and epistle subscriptions are dropped).
  *
  * Per-module quirks are on the module entries below.
@@ -21,8 +21,8 @@
 import type { Provenance } from '../contract.ts';
 import type { TranslationSource, Verse } from './contract.ts';
 import type { SystemName } from './books.ts';
-import { readSwordModule } from '../../pipeline/readers/sword.ts';
-import { cleanVerse, type Markup } from '../../pipeline/readers/sword-markup.ts';
+import { readSwordModule } from '../readers/sword.ts';
+import { cleanVerse, type Markup } from '../readers/sword-markup.ts';
 
 const RAWZIP = 'https://www.crosswire.org/ftpmirror/pub/sword/packages/rawzip/';
 

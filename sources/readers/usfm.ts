@@ -27,8 +27,8 @@
  * - Book introductions (`\is`, `\ip` …) are dropped: the edition marks them as such. In
  *   the WEB that includes the ancient Prologue of Sirach, which it prints as an \ip.
  */
-import type { Verse } from '../../sources/scripture/contract.ts';
-import { book } from '../../sources/scripture/books.ts';
+import type { Verse } from '../scripture/contract.ts';
+import { book } from '../scripture/books.ts';
 
 /** USFM 3 book code → OSIS id (books.ts). DAG, Greek Daniel with Susanna and Bel as its
  * chapters 13–14 (WEB) or without them (Brenton), is "Dan" in the edition's numbering:

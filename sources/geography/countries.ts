@@ -18,9 +18,9 @@
  * official, official in a region). Subtags the IANA registry lacks are dropped, and so is
  * the special "und" (undetermined) CLDR gives for Antarctica.
  */
-import { defineSource } from './contract.ts';
-import { PROVENANCE, checker, cmp, nullable, stringArray, uniqueSorted } from './geography-common.ts';
-import { vvoZones, zoneCountries, zoneTable } from './geography-timezones.ts';
+import { defineSource } from '../contract.ts';
+import { PROVENANCE, checker, cmp, nullable, stringArray, uniqueSorted } from './common.ts';
+import { vvoZones, zoneCountries, zoneTable } from './timezones.ts';
 
 export interface CountryRecord {
   id: string; name: string; official_name: string; cca3: string; ccn3: string | null;

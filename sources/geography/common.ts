@@ -2,7 +2,7 @@
  * Shared pieces of the four geography datasets (sources/geography.ts): the upstreams'
  * provenance, shape checks that fail naming row and field, and small helpers.
  */
-import type { Provenance } from './contract.ts';
+import type { Provenance } from '../contract.ts';
 
 export function fail(dataset: string, where: string, field: string, value: unknown): never {
   const shown = JSON.stringify(value);

@@ -14,8 +14,8 @@
  * `muni`/`muniSub` (admin3/admin4 codes) are not served. A place's `region` is its
  * admin1 division when that exists in regions ("DE.16"), else null.
  */
-import { defineSource } from './contract.ts';
-import { PROVENANCE, asciiFold, checker, nullable } from './geography-common.ts';
+import { defineSource } from '../contract.ts';
+import { PROVENANCE, asciiFold, checker, nullable } from './common.ts';
 
 export interface RegionRecord {
   id: string; code: string; name: string; ascii_name: string | null; country: string; parent: string | null; level: 1 | 2;

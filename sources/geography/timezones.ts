@@ -24,8 +24,8 @@
  * names in vvo's groups are skipped, as their countries can differ: Atlantic/Jan_Mayen
  * sits in Europe/Berlin's group).
  */
-import { defineSource } from './contract.ts';
-import { PROVENANCE, checker, cmp, nullable, stringArray, uniqueSorted } from './geography-common.ts';
+import { defineSource } from '../contract.ts';
+import { PROVENANCE, checker, cmp, nullable, stringArray, uniqueSorted } from './common.ts';
 
 const c = checker('timezones');
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];

@@ -19,8 +19,8 @@
  * unknown markup is how wrong text ships.
  */
 import { SaxesParser } from 'saxes';
-import type { Verse } from '../../sources/scripture/contract.ts';
-import { book } from '../../sources/scripture/books.ts';
+import type { Verse } from '../scripture/contract.ts';
+import { book } from '../scripture/books.ts';
 
 /** Content dropped with everything inside it. `header` holds work metadata, not text. */
 const SKIP = new Set(['header', 'note', 'title', 'index', 'figure', 'rdgGroup']);

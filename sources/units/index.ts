@@ -4,12 +4,12 @@
  * dimension system shared by both, so any two compatible units convert exactly.
  * The magnitude algebra and the conversion itself are in units-quantity.ts.
  */
-import { defineSource } from './contract.ts';
+import { defineSource } from '../contract.ts';
 import * as R from './rational.ts';
 import { ONE } from './rational.ts';
-import { PI, dimKey, factorOf, q, qmul, type Dims, type Q } from './units-quantity.ts';
+import { PI, dimKey, factorOf, q, qmul, type Dims, type Q } from './quantity.ts';
 
-export { convert, type ConvertResult } from './units-quantity.ts';
+export { convert, type ConvertResult } from './quantity.ts';
 
 /** One unit; field meanings are in `properties` below (which also fixes the key order). */
 export interface UnitRecord {

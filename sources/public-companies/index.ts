@@ -15,7 +15,7 @@
  *   or the multi-GB bulk submissions.zip, so only a curated list is fetched. The mirror
  *   holds pretty-printed copies at the same paths (same keys and values; no variants).
  * - EDGAR daily indexes master.20200103.idx (pipe-delimited) and company.20200102.idx
- *   (fixed-width), fixed files pinned by sha256 (parsers in public-companies-edgar.ts).
+ *   (fixed-width), fixed files pinned by sha256 (parsers in edgar.ts).
  *
  * Records: a filer's id is its 10-digit zero-padded CIK (aliases: the unpadded CIK and
  * its tickers); name = submissions name, else company_tickers title, else the exchange
@@ -32,8 +32,8 @@
  * indexes' "Last Data Received" dates describe only those two fixed 2020 files, and using
  * them would make every response of this mostly live dataset look six years old.
  */
-import { dateBounds, defineSource } from './contract.ts';
-import { check, padCik, parseCompanyIndex, parseMasterIndex, parseSubmissions, type FilingRow, type Submissions } from './public-companies-edgar.ts';
+import { dateBounds, defineSource } from '../contract.ts';
+import { check, padCik, parseCompanyIndex, parseMasterIndex, parseSubmissions, type FilingRow, type Submissions } from './edgar.ts';
 
 /** CIKs whose submissions are fetched: Bridgewater Associates (no ticker) and BlackRock, Inc. */
 export const SUBMISSION_CIKS = ['0001350694', '0002012383'] as const;

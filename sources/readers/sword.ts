@@ -22,7 +22,7 @@
  */
 import { unzipSync } from 'fflate';
 import { inflateSync } from 'node:zlib';
-import { SYSTEMS, versification, type SystemName } from '../../sources/scripture/books.ts';
+import { SYSTEMS, versification, type SystemName } from '../scripture/books.ts';
 
 export interface SwordConf {
   /** The module name in the conf's `[Name]` section header, e.g. "ASV". */
