@@ -103,29 +103,31 @@ export class KeySpill {
 /**
  * Exact ids, then case-insensitive aliases. A record's own id, in any case, beats
  * another record's alias (/apis/languages/DE is German, not the region DE); aliases
- * two records share are dropped rather than resolved arbitrarily.
+ * two records share are not resolved arbitrarily: they are returned in `ambiguousKeys`
+ * with every record claiming them, so a lookup can answer with the candidates.
  */
 export function memoryKeyMap(ids: Map<string, number>, aliases: string[][]) {
   const keys = new Map(ids);
-  const idOwners = new Map<string, number | null>();
+  const idOwners = new Map<string, number[]>();
   for (const [id, ord] of ids) {
     const k = aliasKey(id);
-    idOwners.set(k, idOwners.has(k) ? null : ord);
+    idOwners.set(k, [...(idOwners.get(k) ?? []), ord]);
   }
-  const aliasOwners = new Map<string, number | null>();
+  const aliasOwners = new Map<string, number[]>();
   aliases.forEach((list, ord) => {
     for (const a of new Set(list.map(aliasKey))) {
       if (idOwners.has(a)) continue;
       const prev = aliasOwners.get(a);
-      aliasOwners.set(a, prev === undefined || prev === ord ? ord : null);
+      if (!prev) aliasOwners.set(a, [ord]);
+      else if (!prev.includes(ord)) prev.push(ord);
     }
   });
-  let ambiguous = 0;
+  const ambiguousKeys = new Map<string, number[]>();
   for (const owners of [idOwners, aliasOwners]) {
-    for (const [a, ord] of owners) {
-      if (ord === null) ambiguous++;
-      else keys.set(a, ord);
+    for (const [a, ords] of owners) {
+      if (ords.length > 1) ambiguousKeys.set(a, ords);
+      else keys.set(a, ords[0]);
     }
   }
-  return { keys, ambiguous };
+  return { keys, ambiguous: ambiguousKeys.size, ambiguousKeys };
 }

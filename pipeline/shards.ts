@@ -27,6 +27,8 @@ export interface DatasetInfo {
   id: string;
   title: string;
   description: string;
+  /** The source's coverage note (how complete the data is), shown in the catalogue. */
+  coverage?: string;
   contract_version: string;
   /** Content hash of the records: changes exactly when the served data changes. */
   data_release: string;
@@ -216,10 +218,17 @@ export class DatasetGenerator<R extends { id: string }> {
       nb = this.spill.buckets();
       ({ ambiguous } = this.spill.finish(nb, (b, entries) => this.out(keyBucketPath(id, b), json(sortedObject(entries)))));
     } else {
-      ({ keys, ambiguous } = memoryKeyMap(this.ids, this.aliases));
-      nb = bucketCount(keys.size);
-      const buckets: [string, number][][] = Array.from({ length: nb }, () => []);
+      let ambiguousKeys: Map<string, number[]>;
+      ({ keys, ambiguous, ambiguousKeys } = memoryKeyMap(this.ids, this.aliases));
+      nb = bucketCount(keys.size + ambiguousKeys.size);
+      const buckets: [string, number | string[]][][] = Array.from({ length: nb }, () => []);
       for (const [k, ord] of keys) buckets[bucketOf(k, nb)].push([k, ord]);
+      // A key several records claim maps to their ids (sorted): the server answers it
+      // with 400 ambiguous_id listing them instead of picking one.
+      if (ambiguousKeys.size) {
+        const idOf = new Map([...this.ids].map(([recordId, ord]) => [ord, recordId]));
+        for (const [k, ords] of ambiguousKeys) buckets[bucketOf(k, nb)].push([k, ords.map((o) => idOf.get(o)!).sort()]);
+      }
       buckets.forEach((b, i) => this.out(keyBucketPath(id, i), json(sortedObject(b))));
     }
 
@@ -244,6 +253,7 @@ export class DatasetGenerator<R extends { id: string }> {
       id,
       title: s.title,
       description: s.description,
+      ...(s.coverage ? { coverage: s.coverage } : {}),
       contract_version: s.contractVersion,
       data_release: this.hash.digest('hex').slice(0, 12),
       records: this.count,

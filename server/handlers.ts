@@ -167,6 +167,14 @@ export const view = (ds: string, fixed: Record<string, string>): Handler => (ctx
 export function recordOrdinal(ctx: Ctx, ds: string, key: string): number {
   const ord = ctx.release.lookup(ds, key);
   if (ord === undefined) {
+    // A code several records share (naics-2017:311111 and naics-2022:311111 for a bare
+    // 311111) is not a miss: say which records the client can choose from.
+    const candidates = ctx.release.candidates(ds, key);
+    if (candidates) {
+      throw new ApiError('ambiguous_id', `${ds}: '${key.slice(0, 100)}' matches ${candidates.length} records; use one of their ids`, {
+        dataset: ds, id: key.slice(0, 100), candidates,
+      });
+    }
     throw new ApiError('record_not_found', `${ds} has no record '${key.slice(0, 100)}'`, { dataset: ds, id: key.slice(0, 100) });
   }
   return ord;
@@ -195,6 +203,7 @@ export const catalogue: Handler = (ctx) => {
     ...freshness(i),
     title: i.title,
     description: i.description,
+    coverage: i.coverage ?? null,
     records: i.records,
     status: 'available',
     endpoints: `/apis/${i.id}`,

@@ -129,14 +129,24 @@ export class Release {
     return out;
   }
 
+  private keyEntry(ds: string, k: string): number | string[] | undefined {
+    const info = this.datasets.get(ds)!;
+    const bucket = this.json<Record<string, number | string[]>>(keyBucketPath(ds, bucketOf(k, info.key_buckets)));
+    return Object.hasOwn(bucket, k) ? bucket[k] : undefined;
+  }
+
   /** Ordinal of the record with this id, or else of the unique record with this alias (any case). */
   lookup(ds: string, key: string): number | undefined {
-    const info = this.datasets.get(ds)!;
-    for (const k of [key, aliasKey(key)]) {
-      const bucket = this.json<Record<string, number>>(keyBucketPath(ds, bucketOf(k, info.key_buckets)));
-      if (Object.hasOwn(bucket, k)) return bucket[k];
-    }
-    return undefined;
+    const exact = this.keyEntry(ds, key);
+    if (typeof exact === 'number') return exact;
+    const alias = this.keyEntry(ds, aliasKey(key));
+    return typeof alias === 'number' ? alias : undefined;
+  }
+
+  /** The ids of the records that share this alias (any case), when several do; else undefined. */
+  candidates(ds: string, key: string): string[] | undefined {
+    const alias = this.keyEntry(ds, aliasKey(key));
+    return Array.isArray(alias) ? alias : undefined;
   }
 
   /** Ordinals with this filter value, or undefined when the value does not occur. */

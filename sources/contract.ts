@@ -31,10 +31,13 @@ export type InputSpec =
   | LiveInput;
 
 /**
- * How cached bytes reach `normalise`: parsed JSON, text, a Buffer, or (for inputs too
- * large to hold in memory, streamed by `normaliseStream`) the cached file's absolute path.
+ * How cached bytes reach `normalise`: parsed JSON, text, a Buffer, an Excel workbook read
+ * into rows of cell values (`xlsx`: a `Workbook` of sources/readers/xlsx.ts, read before
+ * `normalise` because the reader is asynchronous and normalise stays pure and
+ * synchronous), or (for inputs too large to hold in memory, streamed by
+ * `normaliseStream`) the cached file's absolute path.
  */
-export type InputFormat = 'json' | 'text' | 'buffer' | 'path';
+export type InputFormat = 'json' | 'text' | 'buffer' | 'xlsx' | 'path';
 /** Text decoding; Census files are Latin-1. Default utf8. */
 export type TextEncoding = 'utf8' | 'latin1';
 
@@ -151,6 +154,11 @@ export interface DatasetSource<R extends { id: string } = { id: string } & Recor
   id: string;
   title: string;
   description: string;
+  /**
+   * How complete the data is, for the catalogue (/apis): the date of the upstream copy,
+   * what the upstream itself leaves out and what this dataset drops. Plain sentences.
+   */
+  coverage?: string;
   /** Semver of this dataset's response contract; below 1.0.0 (reserved by the spec). */
   contractVersion: string;
   provenance: Provenance[];
