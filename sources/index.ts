@@ -4,7 +4,11 @@
  * "Adding a source").
  */
 import type { DatasetSource } from './contract.ts';
+import agencies from './agencies.ts';
+import crosswalks from './crosswalks/index.ts';
 import currencies from './currencies.ts';
+import economicIndicators from './economic-indicators.ts';
+import ingredients from './ingredients.ts';
 import earthquakes from './earthquakes.ts';
 import clinicalTrials from './clinical-trials.ts';
 import elements from './elements.ts';
@@ -27,6 +31,8 @@ export const SOURCES: DatasetSource<any>[] = [
   elements, units, ...languages, currencies, holidays, ...geography,
   // Live feeds (issue 4): rolling or monthly upstreams with their own timestamps.
   earthquakes, weatherAlerts, clinicalTrials, recalls, procurement, publicCompanies, lawsRegulations, nonprofits, population,
+  // Issue 11: reference datasets from mirrored upstream files (pinned sha256).
+  crosswalks, agencies, ingredients, economicIndicators,
 ];
 
 /** Everything the build makes: the platform datasets and one dataset per translation. */
