@@ -23,7 +23,7 @@ describe('agencies normalise (fixtures)', () => {
 
   it('makes valid records of both levels', () => {
     for (const r of records) {
-      if (!validate(r)) expect.fail(`${r.id}: ${ajv.errorsText(validate.errors)}`);
+      if (!validate(r as unknown)) expect.fail(`${r.id}: ${ajv.errorsText(validate.errors)}`);
       expect(Object.keys(r)).toEqual(Object.keys(source.schema.properties));
     }
     expect(records.filter((r) => r.level === 'federal')).toHaveLength(3);

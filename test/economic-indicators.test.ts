@@ -16,7 +16,7 @@ const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
 const validate = ajv.compile(source.schema);
 function expectValid(records: IndicatorRecord[]) {
   for (const r of records) {
-    if (!validate(r)) expect.fail(`${r.id}: ${ajv.errorsText(validate.errors)}`);
+    if (!validate(r as unknown)) expect.fail(`${r.id}: ${ajv.errorsText(validate.errors)}`);
     expect(Object.keys(r)).toEqual(Object.keys(source.schema.properties));
   }
 }

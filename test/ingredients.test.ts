@@ -22,7 +22,7 @@ describe('ingredients normalise (fixture rows of FoodSubstances.csv)', () => {
 
   it('reads past FDA\'s preamble into one valid record per substance', () => {
     for (const r of records) {
-      if (!validate(r)) expect.fail(`${r.id}: ${ajv.errorsText(validate.errors)}`);
+      if (!validate(r as unknown)) expect.fail(`${r.id}: ${ajv.errorsText(validate.errors)}`);
       expect(Object.keys(r)).toEqual(Object.keys(source.schema.properties));
     }
     expect(records).toHaveLength(6);
