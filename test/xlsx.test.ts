@@ -40,7 +40,7 @@ describe('xlsx reader', () => {
         fs.writeFileSync(cachedLocation(url, { ALMANAC_CACHE: cache }), bytes);
         return createHash('sha256').update(bytes).digest('hex');
       };
-      const source = (sha256: string) => defineSource({
+      const source = (sha256: string) => defineSource<{ id: string }>({
         id: 'book', title: 'b', description: 'b', contractVersion: '0.1.0', provenance: [], schema: {}, search: { fields: [] }, filters: [],
         inputs: { book: { kind: 'url', url, sha256, format: 'xlsx' } }, normalise: () => [],
       });
