@@ -27,6 +27,8 @@ export interface DatasetInfo {
   id: string;
   title: string;
   description: string;
+  /** The source's coverage note (what the data covers and leaves out), when it gives one. */
+  coverage?: string;
   contract_version: string;
   /** Content hash of the records: changes exactly when the served data changes. */
   data_release: string;
@@ -244,6 +246,7 @@ export class DatasetGenerator<R extends { id: string }> {
       id,
       title: s.title,
       description: s.description,
+      ...(s.coverage ? { coverage: s.coverage } : {}),
       contract_version: s.contractVersion,
       data_release: this.hash.digest('hex').slice(0, 12),
       records: this.count,

@@ -129,10 +129,15 @@ export class Release {
     return out;
   }
 
-  /** Ordinal of the record with this id, or else of the unique record with this alias (any case). */
-  lookup(ds: string, key: string): number | undefined {
+  /**
+   * Ordinal of the record with this id, or else of the unique record with this alias (any case).
+   * `foldedFirst` tries the case-folded key first: the same answer for an in-memory key map
+   * (an id owns its folded form unless two ids fold alike, and then the exact id is tried
+   * next), but a lookup by an alias in another case reads one key bucket, not two.
+   */
+  lookup(ds: string, key: string, foldedFirst = false): number | undefined {
     const info = this.datasets.get(ds)!;
-    for (const k of [key, aliasKey(key)]) {
+    for (const k of foldedFirst ? [aliasKey(key), key] : [key, aliasKey(key)]) {
       const bucket = this.json<Record<string, number>>(keyBucketPath(ds, bucketOf(k, info.key_buckets)));
       if (Object.hasOwn(bucket, k)) return bucket[k];
     }

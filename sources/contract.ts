@@ -130,6 +130,11 @@ export interface ViewSpec {
   segment: string;
   summary: string;
   filter: Record<string, string>;
+  /**
+   * Also serve one record of this view by id or alias at /apis/<id>/<segment>/{param}
+   * (e.g. /apis/aviation/airports/{ident}); a record outside the view's filter is a 404.
+   */
+  get?: { param: string; description: string };
 }
 
 export interface SearchSpec {
@@ -151,6 +156,11 @@ export interface DatasetSource<R extends { id: string } = { id: string } & Recor
   id: string;
   title: string;
   description: string;
+  /**
+   * How complete the data is, in plain words: the upstream copy's date, what is left out
+   * and why. Shown in the catalogue (/apis) beside the record count.
+   */
+  coverage?: string;
   /** Semver of this dataset's response contract; below 1.0.0 (reserved by the spec). */
   contractVersion: string;
   provenance: Provenance[];

@@ -18,6 +18,8 @@ import procurement from './procurement.ts';
 import publicCompanies from './public-companies/index.ts';
 import recalls from './recalls.ts';
 import units from './units/index.ts';
+import aviation from './aviation/index.ts';
+import historicalEvents from './historical-events/index.ts';
 import weatherAlerts from './weather-alerts.ts';
 import { translationDataset } from './scripture/dataset.ts';
 import { TRANSLATIONS } from './scripture/index.ts';
@@ -27,6 +29,8 @@ export const SOURCES: DatasetSource<any>[] = [
   elements, units, ...languages, currencies, holidays, ...geography,
   // Live feeds (issue 4): rolling or monthly upstreams with their own timestamps.
   earthquakes, weatherAlerts, clinicalTrials, recalls, procurement, publicCompanies, lawsRegulations, nonprofits, population,
+  // Issue 11, second half: mirrored reference upstreams.
+  aviation, historicalEvents,
 ];
 
 /** Everything the build makes: the platform datasets and one dataset per translation. */
