@@ -20,6 +20,8 @@ import recalls from './recalls.ts';
 import units from './units/index.ts';
 import aviation from './aviation/index.ts';
 import historicalEvents from './historical-events/index.ts';
+import historicalPeople from './historical-people/index.ts';
+import mythology from './mythology/index.ts';
 import weatherAlerts from './weather-alerts.ts';
 import { translationDataset } from './scripture/dataset.ts';
 import { TRANSLATIONS } from './scripture/index.ts';
@@ -30,7 +32,7 @@ export const SOURCES: DatasetSource<any>[] = [
   // Live feeds (issue 4): rolling or monthly upstreams with their own timestamps.
   earthquakes, weatherAlerts, clinicalTrials, recalls, procurement, publicCompanies, lawsRegulations, nonprofits, population,
   // Issue 11, second half: mirrored reference upstreams.
-  aviation, historicalEvents,
+  aviation, historicalEvents, historicalPeople, mythology,
 ];
 
 /** Everything the build makes: the platform datasets and one dataset per translation. */
