@@ -1,0 +1,41 @@
+/**
+ * Builds a release from fixture files standing in for a source's pinned upstream files:
+ * each fixture is copied into a temp fetch cache at its input's URL path and the input's
+ * sha256 is re-pinned to the fixture's, so the real normalise, validation, shards and
+ * server run on small data. URL inputs without a fixture are dropped (the source must
+ * cope, e.g. days absent from historical-events); npm inputs stay as they are.
+ */
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { build } from '../pipeline/build.ts';
+import { sha256 } from '../pipeline/inputs.ts';
+import { cachedLocation } from '../pipeline/paths.ts';
+import type { DatasetSource, InputSpec } from '../sources/contract.ts';
+import { quiet, tempDir } from './helpers.ts';
+
+export const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
+
+export function fixtureSource<S extends DatasetSource<any>>(source: S, cache: string, files: Record<string, string>): S {
+  const inputs: Record<string, InputSpec> = {};
+  for (const [name, spec] of Object.entries(source.inputs)) {
+    if (spec.kind !== 'url') {
+      inputs[name] = spec;
+      continue;
+    }
+    const file = files[name];
+    if (!file) continue;
+    const from = path.join(FIXTURES, file);
+    const to = cachedLocation(spec.url, { ALMANAC_CACHE: cache });
+    mkdirSync(path.dirname(to), { recursive: true });
+    copyFileSync(from, to);
+    inputs[name] = { ...spec, sha256: sha256(readFileSync(from)) };
+  }
+  return { ...source, inputs };
+}
+
+/** A release of the given (fixture) sources in a fresh dist folder. */
+export async function fixtureRelease(sources: DatasetSource<any>[], cache: string) {
+  const dist = tempDir('almanac-fixture-dist-');
+  const result = await build({ env: { ALMANAC_DIST: dist, ALMANAC_CACHE: cache }, sources, log: quiet });
+  return { ...result, dist };
+}
