@@ -6,7 +6,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { build } from '../pipeline/build.ts';
 import { Release } from '../server/release.ts';
 import { viewGet } from '../server/handlers.ts';
-import aviation, { normaliseAviation, type AviationRecord } from '../sources/aviation/index.ts';
+import aviation, { normaliseAviation } from '../sources/aviation/index.ts';
+import { AIRPORT_FIELDS, RUNWAY_FIELDS } from '../sources/aviation/schema.ts';
 import { countriesSource, regionsSource } from '../sources/geography/index.ts';
 import { FIXTURES, fixtureRelease, fixtureSource } from './fixture-release.ts';
 import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, quiet, startServer, tempDir, type Running } from './helpers.ts';
@@ -20,7 +21,7 @@ const check = new Ajv2020({ strict: true, allowUnionTypes: true }).compile(aviat
 
 describe('aviation normalise (OurAirports fixtures)', () => {
   const records = normaliseAviation(raw());
-  const byId = new Map(records.map((r) => [r.id, r]));
+  const byId = new Map<string, any>(records.map((r) => [r.id, r]));
 
   it('reads every airport and joins runways, frequencies and navaids by ident; records match the schema', () => {
     for (const r of records) expect(check(r), `${r.id}: ${JSON.stringify(check.errors)}`).toBe(true);
@@ -28,12 +29,13 @@ describe('aviation normalise (OurAirports fixtures)', () => {
     expect(airports.sort()).toEqual(['00A', '07FA', 'AD-0001', 'AR-0444', 'BH-0001', 'EGLL', 'KJFK', 'KLAX', 'LEIG']);
     const jfk = byId.get('KJFK')!;
     expect(jfk).toMatchObject({ name: 'John F. Kennedy International Airport', type: 'large_airport', iata_code: 'JFK', scheduled_service: true, country: 'US', region: 'US-NY', region_name: 'New York' });
-    expect(jfk.runways!.map((r) => `${r.le.ident}/${r.he.ident}`).sort()).toEqual(['04L/22R', '04R/22L', '13L/31R', '13R/31L']);
+    expect(jfk.runways.map((r: any) => `${r.le.ident}/${r.he.ident}`).sort()).toEqual(['04L/22R', '04R/22L', '13L/31R', '13R/31L']);
     expect(jfk.frequencies!.length).toBeGreaterThan(3);
     const jfkRunways = records.filter((r) => r.kind === 'runway' && r.ident === 'KJFK');
     expect(jfkRunways).toHaveLength(4);
-    // A runway record stands at its airport and carries no airport-only fields.
-    expect(jfkRunways[0]).toMatchObject({ latitude: jfk.latitude, longitude: jfk.longitude, name: null, runways: null, country: 'US' });
+    // A runway record stands at its airport; each kind has its own fixed fields, in schema order.
+    expect(jfkRunways[0]).toMatchObject({ latitude: jfk.latitude, longitude: jfk.longitude, country: 'US', region: 'US-NY' });
+    for (const r of records) expect(Object.keys(r)).toEqual(r.kind === 'airport' ? AIRPORT_FIELDS : RUNWAY_FIELDS);
   });
 
   it('leaves out a runway whose airport is not in the airports dump', () => {
@@ -99,12 +101,12 @@ describe('aviation over HTTP (fixture release)', () => {
     const airports = await get('/apis/aviation/airports?limit=100');
     expect(airports.status).toBe(200);
     expect(airports.body.meta.total).toBe(9);
-    expect(airports.body.data.every((r: AviationRecord) => r.kind === 'airport')).toBe(true);
+    expect(airports.body.data.every((r: any) => r.kind === 'airport')).toBe(true);
     expect(airports.body.meta.sources[0]).toMatchObject({ licence: { spdx: 'Unlicense' }, attribution: expect.stringMatching(/OurAirports/) });
     const runways = await get('/apis/aviation/runways?airport=kjfk');
-    expect(runways.body.data.map((r: AviationRecord) => r.le!.ident).sort()).toEqual(['04L', '04R', '13L', '13R']);
+    expect(runways.body.data.map((r: any) => r.le!.ident).sort()).toEqual(['04L', '04R', '13L', '13R']);
     const long = await get('/apis/aviation/runways?min_length_ft=12000');
-    expect(long.body.data.every((r: AviationRecord) => r.length_ft! >= 12000)).toBe(true);
+    expect(long.body.data.every((r: any) => r.length_ft! >= 12000)).toBe(true);
   });
 
   it('answers /airports/{ident} with the airport and its runways, by ident or code, any case', async () => {
@@ -126,12 +128,12 @@ describe('aviation over HTTP (fixture release)', () => {
   });
 
   it('filters by type, country, region, scheduled service, bbox and near; bad values are a 400 naming the parameter', async () => {
-    expect((await get('/apis/aviation/airports?scheduled_service=true')).body.data.map((r: AviationRecord) => r.id).sort()).toEqual(expect.arrayContaining(['EGLL', 'KJFK', 'KLAX']));
-    expect((await get('/apis/aviation/airports?country=gb')).body.data.map((r: AviationRecord) => r.id)).toEqual(['EGLL']);
-    expect((await get('/apis/aviation/airports?region=US-NY')).body.data.map((r: AviationRecord) => r.id)).toEqual(['KJFK']);
+    expect((await get('/apis/aviation/airports?scheduled_service=true')).body.data.map((r: any) => r.id).sort()).toEqual(expect.arrayContaining(['EGLL', 'KJFK', 'KLAX']));
+    expect((await get('/apis/aviation/airports?country=gb')).body.data.map((r: any) => r.id)).toEqual(['EGLL']);
+    expect((await get('/apis/aviation/airports?region=US-NY')).body.data.map((r: any) => r.id)).toEqual(['KJFK']);
     expect((await get('/apis/aviation/airports?type=large_airport&country=US')).body.meta.total).toBe(2);
-    expect((await get('/apis/aviation/airports?bbox=-75,40,-73,41')).body.data.map((r: AviationRecord) => r.id).sort()).toEqual(['00A', 'KJFK']);
-    expect((await get('/apis/aviation/airports?near=51.47,-0.45&radius_km=10')).body.data.map((r: AviationRecord) => r.id)).toEqual(['EGLL']);
+    expect((await get('/apis/aviation/airports?bbox=-75,40,-73,41')).body.data.map((r: any) => r.id).sort()).toEqual(['00A', 'KJFK']);
+    expect((await get('/apis/aviation/airports?near=51.47,-0.45&radius_km=10')).body.data.map((r: any) => r.id)).toEqual(['EGLL']);
     for (const [q, param] of [['type=airfield', 'type'], ['scheduled_service=maybe', 'scheduled_service'], ['bbox=1,2,3', 'bbox'], ['runway_count=2', 'runway_count']]) {
       const { status, body } = await get(`/apis/aviation/airports?${q}`);
       expect(status, q).toBe(400);

@@ -29,22 +29,28 @@
 import { defineSource, type InputSpec } from '../contract.ts';
 import { asciiFold } from '../geography/common.ts';
 import { AIRPORT_TYPES, CONTINENTS, FILES, HEADERS, fail, field, readCsv, runwayRows, type Runway, type RunwayEnd } from './ourairports.ts';
-import { AVIATION_PROPERTIES } from './schema.ts';
+import { AVIATION_SCHEMA } from './schema.ts';
 
 export interface Frequency { type: string; description: string | null; frequency_mhz: number }
 export interface Navaid { ident: string; name: string; type: string; frequency_khz: number | null }
 
-export interface AviationRecord {
-  id: string; kind: 'airport' | 'runway'; ident: string; name: string | null; type: string | null;
-  country: string; country_name: string; region: string; region_name: string; municipality: string | null;
-  continent: string; latitude: number; longitude: number; elevation_ft: number | null; scheduled_service: boolean | null;
+interface Located { country: string; region: string; continent: string; latitude: number; longitude: number; ourairports_id: number }
+
+export interface AirportRecord extends Located {
+  id: string; kind: 'airport'; ident: string; name: string; type: string; country_name: string; region_name: string;
+  municipality: string | null; elevation_ft: number | null; scheduled_service: boolean;
   icao_code: string | null; iata_code: string | null; gps_code: string | null; local_code: string | null;
   home_link: string | null; wikipedia_link: string | null; keywords: string[];
   geography_country: string | null; geography_region: string | null;
-  runways: Omit<Runway, 'airport_ident'>[] | null; frequencies: Frequency[] | null; navaids: Navaid[] | null;
-  length_ft: number | null; width_ft: number | null; surface: string | null; lighted: boolean | null; closed: boolean | null;
-  le: RunwayEnd | null; he: RunwayEnd | null; ourairports_id: number;
+  runways: Omit<Runway, 'airport_ident'>[]; frequencies: Frequency[]; navaids: Navaid[];
 }
+
+export interface RunwayRecord extends Located {
+  id: string; kind: 'runway'; ident: string; length_ft: number | null; width_ft: number | null; surface: string | null;
+  lighted: boolean; closed: boolean; le: RunwayEnd; he: RunwayEnd;
+}
+
+export type AviationRecord = AirportRecord | RunwayRecord;
 
 const BASE = 'https://davidmegginson.github.io/ourairports-data/';
 export const AVIATION_INPUTS: Record<string, InputSpec> = {
@@ -89,12 +95,12 @@ function regionLinker(admin1: unknown) {
 }
 
 /** Alias lists chosen in normalise by code priority (see header), read by `aliases`. */
-const ALIASES = new WeakMap<AviationRecord, string[]>();
+const ALIASES = new WeakMap<object, string[]>();
 
-function resolveCodes(airports: AviationRecord[]) {
+function resolveCodes(airports: AirportRecord[]) {
   const tiers = ['icao_code', 'iata_code', 'gps_code', 'local_code'] as const;
   const idents = new Set(airports.map((a) => a.ident.toLowerCase()));
-  const owners = new Map<string, Map<number, Set<AviationRecord>>>();
+  const owners = new Map<string, Map<number, Set<AirportRecord>>>();
   for (const a of airports) {
     tiers.forEach((t, rank) => {
       const code = a[t]?.toLowerCase();
@@ -135,7 +141,7 @@ export function normaliseAviation(raw: Record<string, unknown>): AviationRecord[
     navaids.set(ident, [...(navaids.get(ident) ?? []), n]);
   }
 
-  const airports = readCsv(FILES.airports, raw.airports, HEADERS.airports).map((r): AviationRecord => {
+  const airports = readCsv(FILES.airports, raw.airports, HEADERS.airports).map((r): AirportRecord => {
     const ident = field.str(r, 'ident', CODE);
     const country = field.str(r, 'iso_country', /^[A-Z]{2}$/);
     const regionCode = field.str(r, 'iso_region', /^[A-Z]{2}-[A-Z0-9-]+$/);
@@ -156,22 +162,19 @@ export function normaliseAviation(raw: Record<string, unknown>): AviationRecord[
       geography_region: linkRegion(country, region.local, region.name),
       runways: own.map(({ airport_ident: _, ...rw }) => rw),
       frequencies: frequencies.get(ident) ?? [], navaids: navaids.get(ident) ?? [],
-      length_ft: null, width_ft: null, surface: null, lighted: null, closed: null, le: null, he: null,
       ourairports_id: field.int(r, 'id'),
     };
   });
   resolveCodes(airports);
 
   const byIdent = new Map(airports.map((a) => [a.ident, a]));
-  const runwayRecords: AviationRecord[] = [];
+  const runwayRecords: RunwayRecord[] = [];
   for (const [ident, list] of runways) {
     const a = byIdent.get(ident);
     if (!a) continue; // a runway of an airport newer than the airports dump (see header)
     for (const rw of list) {
       runwayRecords.push({
-        ...a, id: rw.id, kind: 'runway', name: null, type: null, municipality: null, scheduled_service: null,
-        icao_code: null, iata_code: null, gps_code: null, local_code: null, home_link: null, wikipedia_link: null, keywords: [],
-        runways: null, frequencies: null, navaids: null,
+        id: rw.id, kind: 'runway', ident, country: a.country, region: a.region, continent: a.continent, latitude: a.latitude, longitude: a.longitude,
         length_ft: rw.length_ft, width_ft: rw.width_ft, surface: rw.surface, lighted: rw.lighted, closed: rw.closed, le: rw.le, he: rw.he,
         ourairports_id: Number(rw.id.slice('runway-'.length)),
       });
@@ -198,7 +201,7 @@ export default defineSource<AviationRecord>({
     attribution: 'OurAirports (David Megginson and contributors), https://ourairports.com; public domain. Not for navigation',
   }],
   inputs: AVIATION_INPUTS,
-  schema: { type: 'object', properties: AVIATION_PROPERTIES, required: Object.keys(AVIATION_PROPERTIES), additionalProperties: false },
+  schema: AVIATION_SCHEMA,
   search: { fields: ['name', 'municipality', 'ident', 'icao_code', 'iata_code', 'gps_code', 'local_code', 'keywords'], boost: { name: 2, iata_code: 3, icao_code: 3, ident: 3 } },
   filters: [
     { param: 'kind', field: 'kind', description: 'airport or runway' },

@@ -1,10 +1,14 @@
-/** JSON Schema of an aviation record (airport or runway; the other kind's fields are null). */
+/**
+ * JSON Schema of an aviation record: an airport or a runway (`kind` tells which). Two
+ * shapes rather than one with the other kind's fields null: a flat record carried ~25
+ * null keys per record and made the release 40% larger (146 MiB raw).
+ */
 const nullable = (type: string, description: string, extra: Record<string, unknown> = {}) => ({ type: [type, 'null'], description, ...extra });
 const code = (description: string) => nullable('string', description, { pattern: '^[A-Za-z0-9-]+$' });
 
 const END = {
-  type: ['object', 'null'],
-  description: 'Runway end (le = low-numbered end, he = high); null for airports',
+  type: 'object',
+  description: 'Runway end (le = low-numbered end, he = high)',
   additionalProperties: false,
   required: ['ident', 'latitude', 'longitude', 'elevation_ft', 'heading_deg_true', 'displaced_threshold_ft'],
   properties: {
@@ -22,26 +26,26 @@ const RUNWAY = {
   properties: {
     id: { type: 'string' }, length_ft: { type: ['number', 'null'] }, width_ft: { type: ['number', 'null'] },
     surface: { type: ['string', 'null'] }, lighted: { type: 'boolean' }, closed: { type: 'boolean' },
-    le: { ...END, type: 'object' }, he: { ...END, type: 'object' },
+    le: END, he: END,
   },
 };
 
-export const AVIATION_PROPERTIES = {
-  id: { type: 'string', description: 'Airport: its OurAirports ident (e.g. KJFK). Runway: runway-<OurAirports runway id>' },
-  kind: { type: 'string', enum: ['airport', 'runway'] },
-  ident: { type: 'string', pattern: '^[A-Za-z0-9-]+$', description: 'The airport\'s ident (for a runway, its airport\'s)' },
-  name: nullable('string', 'Airport name; null for runways'),
-  type: nullable('string', 'Airport type: large_airport, medium_airport, small_airport, heliport, seaplane_base, balloonport, closed; null for runways'),
+const AIRPORT_PROPERTIES = {
+  id: { type: 'string', pattern: '^[A-Za-z0-9-]+$', description: 'The airport\'s OurAirports ident (e.g. KJFK)' },
+  kind: { const: 'airport' },
+  ident: { type: 'string', pattern: '^[A-Za-z0-9-]+$', description: 'Ident (the same as id)' },
+  name: { type: 'string' },
+  type: { type: 'string', enum: ['large_airport', 'medium_airport', 'small_airport', 'heliport', 'seaplane_base', 'balloonport', 'closed'] },
   country: { type: 'string', pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 code as OurAirports has it (XK Kosovo)' },
   country_name: { type: 'string', description: 'Country name from OurAirports countries.csv' },
   region: { type: 'string', description: 'ISO 3166-2 region code from OurAirports (e.g. US-CA; "-U-A" = unassigned)' },
   region_name: { type: 'string', description: 'Region name from OurAirports regions.csv' },
   municipality: nullable('string', 'Served place, as OurAirports has it'),
   continent: { type: 'string', enum: ['AF', 'AN', 'AS', 'EU', 'NA', 'OC', 'SA'] },
-  latitude: { type: 'number', minimum: -90, maximum: 90, description: 'Airport reference point (a runway carries its airport\'s)' },
+  latitude: { type: 'number', minimum: -90, maximum: 90, description: 'Airport reference point' },
   longitude: { type: 'number', minimum: -180, maximum: 180 },
   elevation_ft: nullable('integer', 'Airport elevation in feet'),
-  scheduled_service: nullable('boolean', 'Scheduled airline service; null for runways'),
+  scheduled_service: { type: 'boolean', description: 'Scheduled airline service' },
   icao_code: code('ICAO location indicator'),
   iata_code: code('IATA code'),
   gps_code: code('GPS code'),
@@ -51,21 +55,38 @@ export const AVIATION_PROPERTIES = {
   keywords: { type: 'array', items: { type: 'string' }, description: 'OurAirports keywords (former names, other codes)' },
   geography_country: nullable('string', 'Id in /apis/geography/countries; null where geography has no such country'),
   geography_region: nullable('string', 'GeoNames first-level division in /apis/geography/regions where it corresponds (see README); else null'),
-  runways: { type: ['array', 'null'], items: RUNWAY, description: 'Airport: its runways; null for runway records' },
+  runways: { type: 'array', items: RUNWAY, description: 'The airport\'s runways' },
   frequencies: {
-    type: ['array', 'null'], description: 'Airport: radio frequencies (airport-frequencies.csv; type is free text)',
+    type: 'array', description: 'Radio frequencies (airport-frequencies.csv; type is free text)',
     items: { type: 'object', additionalProperties: false, required: ['type', 'description', 'frequency_mhz'], properties: { type: { type: 'string' }, description: { type: ['string', 'null'] }, frequency_mhz: { type: 'number' } } },
   },
   navaids: {
-    type: ['array', 'null'], description: 'Airport: navaids whose associated_airport it is (navaids.csv)',
+    type: 'array', description: 'Navaids whose associated_airport it is (navaids.csv)',
     items: { type: 'object', additionalProperties: false, required: ['ident', 'name', 'type', 'frequency_khz'], properties: { ident: { type: 'string' }, name: { type: 'string' }, type: { type: 'string' }, frequency_khz: { type: ['number', 'null'] } } },
   },
-  length_ft: nullable('number', 'Runway length in feet'),
-  width_ft: nullable('number', 'Runway width in feet'),
-  surface: nullable('string', 'Runway surface code as OurAirports has it (free text: ASP, CON, GRVL, TURF, …)'),
-  lighted: nullable('boolean', 'Runway lighted'),
-  closed: nullable('boolean', 'Runway closed'),
+  ourairports_id: { type: 'integer', description: 'OurAirports numeric id' },
+};
+
+const RUNWAY_PROPERTIES = {
+  id: { type: 'string', pattern: '^runway-\\d+$', description: 'runway-<OurAirports runway id>' },
+  kind: { const: 'runway' },
+  ident: { type: 'string', pattern: '^[A-Za-z0-9-]+$', description: 'Its airport\'s ident' },
+  country: AIRPORT_PROPERTIES.country,
+  region: AIRPORT_PROPERTIES.region,
+  continent: AIRPORT_PROPERTIES.continent,
+  latitude: { type: 'number', minimum: -90, maximum: 90, description: 'Its airport\'s reference point (the ends\' own positions are in le/he)' },
+  longitude: { type: 'number', minimum: -180, maximum: 180 },
+  length_ft: nullable('number', 'Length in feet'),
+  width_ft: nullable('number', 'Width in feet'),
+  surface: nullable('string', 'Surface code as OurAirports has it (free text: ASP, CON, GRVL, TURF, …)'),
+  lighted: { type: 'boolean' },
+  closed: { type: 'boolean' },
   le: END,
   he: END,
-  ourairports_id: { type: 'integer', description: 'OurAirports numeric id of the airport or runway' },
+  ourairports_id: { type: 'integer', description: 'OurAirports numeric id' },
 };
+
+const shape = (properties: Record<string, unknown>) => ({ type: 'object', properties, required: Object.keys(properties), additionalProperties: false });
+export const AVIATION_SCHEMA = { oneOf: [shape(AIRPORT_PROPERTIES), shape(RUNWAY_PROPERTIES)] };
+export const AIRPORT_FIELDS = Object.keys(AIRPORT_PROPERTIES);
+export const RUNWAY_FIELDS = Object.keys(RUNWAY_PROPERTIES);
