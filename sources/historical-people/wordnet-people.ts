@@ -49,8 +49,8 @@ export function wordnetPeople(dataNoun: string): WordnetPerson[] {
   const out: WordnetPerson[] = [];
   for (const s of synsets.values()) {
     if (s.lexFile !== LEX.nounPerson) continue;
+    if (!s.pointers.some((p) => p.symbol === '@i')) continue; // a kind of person, not a person
     const kinds = targets(synsets, s, '@i');
-    if (!kinds.length) continue; // a kind of person, not a person
     const dates = lifeDates(s.gloss);
     if (!dates) continue;
     out.push({
