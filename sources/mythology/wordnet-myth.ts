@@ -6,7 +6,8 @@
  *
  * Pantheon: only what WordNet states. A domain pointer (;c) to "<X> mythology" (Greek,
  * Roman, Norse, classical) gives X; an instance or hypernym "<X> deity" (Greek deity, Hindu
- * deity, Semitic deity …) gives X. `pantheon_basis` quotes the pointer used. Nothing is
+ * deity, Semitic deity …) gives X, as does being such a category ("Greek deity" itself).
+ * `pantheon_basis` quotes the pointer or name used. Nothing is
  * inferred from the gloss text.
  */
 import { findSynset, isUnder, readDataFile, targets, type Synset } from '../readers/wordnet.ts';
@@ -38,6 +39,8 @@ export function wordnetBeings(dataNoun: string): WordnetBeing[] {
       const m = /^(.+) mythology$/.exec(d.words[0]);
       if (m) add(m[1], `WordNet domain "${d.words[0]}"`);
     }
+    const own = /^(.+) deity$/.exec(s.words[0]);
+    if (own) add(own[1], `WordNet synset "${s.words[0]}"`);
     for (const u of ups) {
       const m = /^(.+) deity$/.exec(u.words[0]);
       if (m) add(m[1], `WordNet: ${s.pointers.some((p) => p.symbol === '@i' && p.offset === u.offset) ? 'instance of' : 'a kind of'} "${u.words[0]}"`);
