@@ -175,12 +175,14 @@ export class Release {
     const ds = info.id;
     const ms = this.cached(`s:${ds}:${n}`, () => {
       const text = this.file(searchPath(ds, n)).toString('utf8');
-      return [MiniSearch.loadJSON(text, searchOptions(info.search_fields, info.search_rank)), text.length * 4];
+      return [MiniSearch.loadJSON(text, searchOptions(info.search_fields, info.search_rank, info.search_tuning?.stopWords)), text.length * 4];
     });
+    const tuning = info.search_tuning;
     return ms
       .search(q, {
-        prefix: true,
+        prefix: tuning ? (term) => term.length >= tuning.prefixMinLength : true,
         fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
+        ...(tuning ? { maxFuzzy: tuning.maxTypos } : {}),
         combineWith: 'AND',
         ...(info.search_boost ? { boost: info.search_boost } : {}),
         ...(info.search_rank ? { boostDocument: (_id, _term, stored) => 1 + Math.log10(1 + Number(stored?.__rank ?? 0)) } : {}),

@@ -145,6 +145,9 @@ describe('aviation over HTTP (fixture release)', () => {
     expect((await get('/apis/aviation/search?q=kennedy')).body.data[0].id).toBe('KJFK');
     expect((await get('/apis/aviation/search?q=heathrow')).body.data[0].id).toBe('EGLL');
     expect((await get('/apis/aviation/search?q=LAX')).body.data[0].id).toBe('KLAX');
+    // Facility words are stop words: they narrow nothing, and alone they match nothing (use ?type=).
+    expect((await get('/apis/aviation/search?q=heathrow airport')).body.data[0].id).toBe('EGLL');
+    expect((await get('/apis/aviation/search?q=airport')).body.meta.total).toBe(0);
   });
 
   it('reads at most two shard files for /airports/{ident} (a key bucket and a pack)', () => {

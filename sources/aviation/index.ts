@@ -65,6 +65,10 @@ export const AVIATION_INPUTS: Record<string, InputSpec> = {
 };
 
 const CODE = /^[A-Za-z0-9-]+$/;
+/** Words in more than ~1,000 airport names or places, or short function words (see search.tuning). */
+export const STOP_WORDS = ['airport', 'airports', 'heliport', 'airfield', 'airstrip', 'helipad', 'aerodrome', 'field', 'base', 'air', 'strip',
+  'landing', 'seaplane', 'international', 'regional', 'municipal', 'hospital', 'medical', 'center', 'fazenda', 'ranch', 'city',
+  'de', 'la', 'do', 'el', 's', 'the', 'of'];
 const fold = (s: string) => (asciiFold(s) ?? s).toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
 /** Words OurAirports adds to region names that GeoNames leaves out ("Canillo Parish" = "Canillo"). */
 const GENERIC = / (province|region|district|parish|governorate|state|county|department|prefecture|oblast|municipality|territory|division|emirate|voivodeship)$/;
@@ -202,7 +206,13 @@ export default defineSource<AviationRecord>({
   }],
   inputs: AVIATION_INPUTS,
   schema: AVIATION_SCHEMA,
-  search: { fields: ['name', 'municipality', 'ident', 'icao_code', 'iata_code', 'gps_code', 'local_code', 'keywords'], boost: { name: 2, iata_code: 3, icao_code: 3, ident: 3 } },
+  search: {
+    // GPS and local codes mostly repeat the ident; they resolve at /airports/{code}.
+    fields: ['name', 'municipality', 'ident', 'icao_code', 'iata_code', 'keywords'], boost: { name: 2, iata_code: 3, icao_code: 3, ident: 3 },
+    // Words naming the kind of facility, in thousands of names each (airport 39,770, heliport 18,407, airfield 6,175 …
+    // of the 2026-08-07 dump), are not indexed: the type filter selects those. See README, "Search".
+    tuning: { stopWords: STOP_WORDS, prefixMinLength: 3, maxTypos: 1 },
+  },
   filters: [
     { param: 'kind', field: 'kind', description: 'airport or runway' },
     { param: 'type', field: 'type', description: `Airport type: ${AIRPORT_TYPES.join(', ')}`, caseInsensitive: true },
