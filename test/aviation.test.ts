@@ -9,6 +9,7 @@ import { viewGet } from '../server/handlers.ts';
 import aviation, { normaliseAviation } from '../sources/aviation/index.ts';
 import { AIRPORT_FIELDS, RUNWAY_FIELDS } from '../sources/aviation/schema.ts';
 import { countriesSource, regionsSource } from '../sources/geography/index.ts';
+import { OpenApiChecker } from './openapi-check.ts';
 import { FIXTURES, fixtureRelease, fixtureSource } from './fixture-release.ts';
 import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, quiet, startServer, tempDir, type Running } from './helpers.ts';
 
@@ -82,8 +83,13 @@ describe('aviation over HTTP (fixture release)', () => {
   let key: string;
   const get = async (p: string) => {
     const res = await fetch(srv.base + p, { headers: { authorization: `Bearer ${key}` } });
-    return { status: res.status, body: await res.json() };
+    const out = { status: res.status, body: await res.json() };
+    // Every response must be what the generated OpenAPI document declares (view gets, oneOf records).
+    oa ??= new OpenApiChecker((await (await fetch(`${srv.base}/apis/openapi.json`, { headers: { authorization: `Bearer ${key}` } })).json()));
+    oa.check(p, out.status, out.body);
+    return out;
   };
+  let oa: OpenApiChecker | undefined;
 
   beforeAll(async () => {
     cache = tempDir('almanac-aviation-cache-');

@@ -5,6 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { build } from '../pipeline/build.ts';
 import mythology, { normaliseMythology } from '../sources/mythology/index.ts';
 import { roscherRows } from '../sources/mythology/roscher.ts';
+import { OpenApiChecker } from './openapi-check.ts';
 import { FIXTURES, fixtureRelease, fixtureSource } from './fixture-release.ts';
 import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, quiet, startServer, tempDir, type Running } from './helpers.ts';
 
@@ -57,8 +58,13 @@ describe('mythology over HTTP (fixture release)', () => {
   let key: string;
   const get = async (p: string) => {
     const res = await fetch(srv.base + p, { headers: { authorization: `Bearer ${key}` } });
-    return { status: res.status, body: await res.json() };
+    const out = { status: res.status, body: await res.json() };
+    // Every response must be what the generated OpenAPI document declares (view gets, oneOf records).
+    oa ??= new OpenApiChecker((await (await fetch(`${srv.base}/apis/openapi.json`, { headers: { authorization: `Bearer ${key}` } })).json()));
+    oa.check(p, out.status, out.body);
+    return out;
   };
+  let oa: OpenApiChecker | undefined;
   beforeAll(async () => {
     cache = tempDir('almanac-myth-cache-');
     const wordnet = { kind: 'url' as const, url: 'https://fixture.example/wordnet/data.noun', sha256: '', format: 'text' as const };
