@@ -104,6 +104,11 @@ describe('historical-events over HTTP (fixture release)', () => {
     expect(jan1.body.meta.sources[0].licence.spdx).toBe('CC-BY-SA-4.0');
   });
 
+  it('lists the dataset in the catalogue with its coverage note', async () => {
+    const entry = (await get('/apis')).body.data.find((d: any) => d.dataset === 'historical-events');
+    expect(entry).toMatchObject({ status: 'available', records: 11, contract_version: '0.1.0', coverage: expect.stringMatching(/March 16, 17, 18 and 19 are missing/) });
+  });
+
   it('searches the text', async () => {
     expect((await get('/apis/historical-events/search?q=julian calendar')).body.data[0].id).toBe('01-01-2');
   });

@@ -72,12 +72,14 @@ export function readEvents(raw: Record<string, unknown>, quirks: EventsQuirks = 
       for (const k of Object.keys(e)) if (!['year', 'description', 'wikipedia', 'url_image'].includes(k)) fail(at, k, e[k]);
       const yearField = typeof e.year === 'string' ? e.year.trim() : fail(at, 'year', e.year);
       let parsed = parseYear(yearField);
+      let yearText = yearField;
       let text: string;
       if (typeof e.description === 'string' && e.description.trim() !== '' && parsed) text = e.description.trim();
       else if (e.description === null && !parsed) {
         const q = YEAR_WITH_TEXT.exec(yearField);
         if (q) {
           parsed = parseYear(q[1]);
+          yearText = q[1];
           text = q[2].trim();
           quirks.textInYearField++;
         } else if (!/^\d/.test(yearField) && yearField.length > 20) {
@@ -91,7 +93,6 @@ export function readEvents(raw: Record<string, unknown>, quirks: EventsQuirks = 
         if (!isObj(w) || typeof w.title !== 'string' || typeof w.wikipedia !== 'string' || !w.wikipedia.startsWith('https://')) fail(`${at} wikipedia[${j}]`, '(article)', w);
         return { title: w.title as string, url: w.wikipedia as string };
       });
-      const yearText = q0(yearField, parsed);
       out.push({
         id: `${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}-${i + 1}`,
         month: m, day: d, year: parsed.year, year_text: yearText, era: parsed.era,
@@ -102,9 +103,6 @@ export function readEvents(raw: Record<string, unknown>, quirks: EventsQuirks = 
   }
   return out;
 }
-
-/** The year as the page gives it; for the text-in-year quirk, only the leading year. */
-const q0 = (field: string, p: { year: number }) => (parseYear(field) ? field : String(p.year));
 
 const properties = {
   id: { type: 'string', pattern: '^\\d{2}-\\d{2}-\\d+$', description: '<MM>-<DD>-<n>: the n-th event of that day\'s page' },
