@@ -39,3 +39,26 @@ export async function fixtureRelease(sources: DatasetSource<any>[], cache: strin
   const result = await build({ env: { ALMANAC_DIST: dist, ALMANAC_CACHE: cache }, sources, log: quiet });
   return { ...result, dist };
 }
+
+/**
+ * Builds the named sources of sources/index.ts in a child process, so that a build of a
+ * large upstream (aviation: a minute of synchronous work under load) never blocks the
+ * test worker's event loop long enough for vitest's worker RPC to time out.
+ */
+export async function buildInChild(ids: string[], env: Record<string, string>): Promise<{ id: string; status: string; records: number; seconds: number }[]> {
+  const { spawn } = await import('node:child_process');
+  const { PROJECT_ROOT } = await import('../pipeline/paths.ts');
+  const script = `import { build } from './pipeline/build.ts';
+import { SOURCES } from './sources/index.ts';
+const ids = ${JSON.stringify(ids)};
+const r = await build({ sources: SOURCES.filter((s) => ids.includes(s.id)), log: () => {} });
+process.stdout.write(JSON.stringify(r.reports));`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (err += c));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (code !== 0) throw new Error(`build of ${ids.join(', ')} failed (exit ${code}): ${err.slice(-2000)}`);
+  return JSON.parse(out);
+}

@@ -2,10 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { build } from '../pipeline/build.ts';
 import events, { EVENT_INPUTS, parseYear, readEvents } from '../sources/historical-events/index.ts';
-import { FIXTURES, fixtureRelease, fixtureSource } from './fixture-release.ts';
-import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, quiet, startServer, tempDir, type Running } from './helpers.ts';
+import { FIXTURES, buildInChild, fixtureRelease, fixtureSource } from './fixture-release.ts';
+import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, startServer, tempDir, type Running } from './helpers.ts';
 
 /** Fixtures: real day files of the mirrored copy, cut down to a few events each (same shape). */
 const DAYS = ['1/1', '1/4', '1/30', '7/21', '8/17', '10/25'];
@@ -127,9 +126,9 @@ describe('historical-events on the mirrored copy', () => {
   it.skipIf(!MIRROR_ROOT)(`builds 17,054 events of 362 days ${NEEDS_MIRROR}`, async () => {
     const dist = tempDir('almanac-events-mirror-');
     try {
-      const r = await build({ env: { ALMANAC_DIST: dist, ALMANAC_CACHE: MIRROR_ROOT }, sources: [events], log: quiet });
+      const reports = await buildInChild(['historical-events'], { ALMANAC_DIST: dist, ALMANAC_CACHE: MIRROR_ROOT! });
       // 17,056 events in the copy, less the 2 whose year the scrape lost.
-      expect(r.reports[0]).toMatchObject({ status: 'built', records: 17_054 });
+      expect(reports[0]).toMatchObject({ status: 'built', records: 17_054 });
     } finally {
       cleanup(dist);
     }

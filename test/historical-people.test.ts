@@ -3,14 +3,13 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { build } from '../pipeline/build.ts';
 import { countriesSource } from '../sources/geography/index.ts';
 import people, { normalisePeople } from '../sources/historical-people/index.ts';
 import { pantheonRows } from '../sources/historical-people/pantheon.ts';
 import { lifeDates } from '../sources/historical-people/wordnet-people.ts';
 import { readDataFile } from '../sources/readers/wordnet.ts';
-import { FIXTURES, fixtureRelease, fixtureSource } from './fixture-release.ts';
-import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, quiet, startServer, tempDir, type Running } from './helpers.ts';
+import { FIXTURES, buildInChild, fixtureRelease, fixtureSource } from './fixture-release.ts';
+import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, startServer, tempDir, type Running } from './helpers.ts';
 
 const require = createRequire(import.meta.url);
 /** Fixtures: real rows of the mirrored pantheon.tsv (its GBK bytes, CRLF) and real lines of WordNet 3.1 data.noun. */
@@ -133,9 +132,9 @@ describe('historical-people on the mirrored Pantheon file', () => {
   it.skipIf(!MIRROR_ROOT)(`builds all 11,341 Pantheon people with the WordNet people ${NEEDS_MIRROR}`, async () => {
     const dist = tempDir('almanac-people-mirror-');
     try {
-      const r = await build({ env: { ALMANAC_DIST: dist, ALMANAC_CACHE: MIRROR_ROOT }, sources: [people], log: quiet });
+      const reports = await buildInChild(['historical-people'], { ALMANAC_DIST: dist, ALMANAC_CACHE: MIRROR_ROOT! });
       // 11,341 Pantheon people + 3,143 WordNet people with dates − 1,322 merged.
-      expect(r.reports[0]).toMatchObject({ status: 'built', records: 13_162 });
+      expect(reports[0]).toMatchObject({ status: 'built', records: 13_162 });
     } finally {
       cleanup(dist);
     }

@@ -2,12 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { build } from '../pipeline/build.ts';
 import mythology, { normaliseMythology } from '../sources/mythology/index.ts';
 import { roscherRows } from '../sources/mythology/roscher.ts';
 import { OpenApiChecker } from './openapi-check.ts';
-import { FIXTURES, fixtureRelease, fixtureSource } from './fixture-release.ts';
-import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, quiet, startServer, tempDir, type Running } from './helpers.ts';
+import { FIXTURES, buildInChild, fixtureRelease, fixtureSource } from './fixture-release.ts';
+import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, startServer, tempDir, type Running } from './helpers.ts';
 
 /** Fixtures: real rows of RLM_Index_tab_A.csv (tab-separated, CRLF) and real lines of WordNet 3.1 data.noun. */
 const file = (f: string) => fs.readFileSync(path.join(FIXTURES, 'mythology', f), 'utf8');
@@ -108,8 +107,8 @@ describe('mythology on the mirrored Roscher index', () => {
   it.skipIf(!MIRROR_ROOT)(`builds all 15,478 Roscher headwords with the WordNet beings ${NEEDS_MIRROR}`, async () => {
     const dist = tempDir('almanac-myth-mirror-');
     try {
-      const r = await build({ env: { ALMANAC_DIST: dist, ALMANAC_CACHE: MIRROR_ROOT }, sources: [mythology], log: quiet });
-      expect(r.reports[0]).toMatchObject({ status: 'built', records: 15_478 + 525 });
+      const reports = await buildInChild(['mythology'], { ALMANAC_DIST: dist, ALMANAC_CACHE: MIRROR_ROOT! });
+      expect(reports[0]).toMatchObject({ status: 'built', records: 15_478 + 525 });
     } finally {
       cleanup(dist);
     }
