@@ -53,6 +53,8 @@ export interface DatasetInfo {
   search_boost?: Record<string, number>;
   /** Numeric field that weights search scores (stored in the index as __rank). */
   search_rank?: string;
+  /** Stop words, prefix and typo limits of a large index (SearchSpec.tuning). */
+  search_tuning?: { stopWords: string[]; prefixMinLength: number; maxTypos: number };
   provenance: DatasetSource['provenance'];
   upstream: { name: string; ref: string; sha256: string; fetched_at?: string; via?: string; last_modified?: string | null }[];
   /** The upstream's own timestamp (source.upstreamTime, else the newest Last-Modified). */
@@ -91,8 +93,13 @@ export function searchText(record: Record<string, unknown>, field: string): stri
   return Array.isArray(v) ? v.filter((x) => x != null).join(' ') : String(v);
 }
 
-export function searchOptions(fields: string[], rank?: string) {
-  return { fields, idField: '__o', extractField: (doc: any, f: string) => doc[f], ...(rank ? { storeFields: ['__rank'] } : {}) };
+export function searchOptions(fields: string[], rank?: string, stopWords?: string[]) {
+  const stop = stopWords?.length ? new Set(stopWords) : null;
+  return {
+    fields, idField: '__o', extractField: (doc: any, f: string) => doc[f], ...(rank ? { storeFields: ['__rank'] } : {}),
+    // minisearch's default processTerm is lower-casing; stop words (SearchSpec.tuning) are dropped at index and query time.
+    ...(stop ? { processTerm: (t: string) => (stop.has(t.toLowerCase()) ? null : t.toLowerCase()) } : {}),
+  };
 }
 
 /** A date or date-time as epoch ms; a bare date is its UTC midnight. NaN when unparseable. */
@@ -189,7 +196,7 @@ export class DatasetGenerator<R extends { id: string }> {
       return;
     }
     const rank = this.source.search.rank;
-    this.shard ??= new MiniSearch(searchOptions(this.source.search.fields, rank));
+    this.shard ??= new MiniSearch(searchOptions(this.source.search.fields, rank, this.source.search.tuning?.stopWords));
     const doc: Rec = { __o: ord };
     if (rank) doc.__rank = Number(r[rank] ?? 0) || 0;
     for (const f of this.source.search.fields) doc[f] = searchText(r, f);
@@ -208,7 +215,7 @@ export class DatasetGenerator<R extends { id: string }> {
     if (this.lines.length || this.packs === 0) this.flushPack();
     const prefixes = this.terms?.finish((p, shard) => this.out(termsPath(id, p), json(shard)));
     if (!this.terms && (this.shard || this.shards === 0)) {
-      this.shard ??= new MiniSearch(searchOptions(this.source.search.fields, this.source.search.rank));
+      this.shard ??= new MiniSearch(searchOptions(this.source.search.fields, this.source.search.rank, this.source.search.tuning?.stopWords));
       this.flushShard();
     }
     let keys = new Map<string, number>();
@@ -269,6 +276,7 @@ export class DatasetGenerator<R extends { id: string }> {
       ...(prefixes !== undefined ? { search_kind: 'terms' as const } : {}),
       ...(s.search.boost ? { search_boost: s.search.boost } : {}),
       ...(s.search.rank ? { search_rank: s.search.rank } : {}),
+      ...(s.search.tuning ? { search_tuning: s.search.tuning } : {}),
       provenance: s.provenance,
       upstream: this.upstream,
       ambiguous_aliases: ambiguous,

@@ -193,6 +193,29 @@ export const get = (ds: string): Handler => (ctx) => {
   return { kind: 'json', body };
 };
 
+/**
+ * One record of a view (/apis/aviation/airports/{ident}): looked up like `get`, then
+ * checked against the view's fixed filters on the record itself, so the request reads
+ * one key bucket and one pack, never a filter index.
+ */
+export const viewGet = (ds: string, fixed: Record<string, string>): Handler => (ctx) => {
+  const key = Object.values(ctx.params)[0];
+  const i = info(ctx, ds);
+  // A miss falls through to recordOrdinal, which names the candidates of a shared code.
+  const ord = ctx.release.lookup(ds, key, true) ?? recordOrdinal(ctx, ds, key);
+  const line = ctx.release.record(ds, ord);
+  const record = JSON.parse(line.toString('utf8')) as Record<string, unknown>;
+  const inView = Object.entries(fixed).every(([param, want]) => {
+    const f = i.filters.find((x) => x.param === param)!;
+    const v = record[f.field];
+    const norm = (x: unknown) => (f.case_insensitive ? String(x).toLowerCase() : String(x));
+    return (Array.isArray(v) ? v : [v]).some((x) => x !== null && norm(x) === norm(want));
+  });
+  if (!inView) throw new ApiError('record_not_found', `${ds} has no record '${key.slice(0, 100)}' here`, { dataset: ds, id: key.slice(0, 100) });
+  const body = Buffer.concat([Buffer.from('{"data":'), line, Buffer.from(`,"meta":${JSON.stringify({ ...datasetMeta(i), ...freshness(i) })}}`)]);
+  return { kind: 'json', body };
+};
+
 export const health: Handler = (ctx) => ({ kind: 'json', body: JSON.stringify({ status: 'ok', release: ctx.release.id }) });
 
 export const openapi: Handler = () => ({ kind: 'file', path: OPENAPI });

@@ -135,12 +135,18 @@ export class Release {
     return Object.hasOwn(bucket, k) ? bucket[k] : undefined;
   }
 
-  /** Ordinal of the record with this id, or else of the unique record with this alias (any case). */
-  lookup(ds: string, key: string): number | undefined {
-    const exact = this.keyEntry(ds, key);
-    if (typeof exact === 'number') return exact;
-    const alias = this.keyEntry(ds, aliasKey(key));
-    return typeof alias === 'number' ? alias : undefined;
+  /**
+   * Ordinal of the record with this id, or else of the unique record with this alias (any case).
+   * `foldedFirst` tries the case-folded key first: the same answer (an id owns its folded
+   * form unless two ids fold alike, and then the exact id is tried next), but a lookup by
+   * an alias in another case reads one key bucket, not two.
+   */
+  lookup(ds: string, key: string, foldedFirst = false): number | undefined {
+    for (const k of foldedFirst ? [aliasKey(key), key] : [key, aliasKey(key)]) {
+      const entry = this.keyEntry(ds, k);
+      if (typeof entry === 'number') return entry;
+    }
+    return undefined;
   }
 
   /** The ids of the records that share this alias (any case), when several do; else undefined. */
@@ -180,12 +186,14 @@ export class Release {
     const ds = info.id;
     const ms = this.cached(`s:${ds}:${n}`, () => {
       const text = this.file(searchPath(ds, n)).toString('utf8');
-      return [MiniSearch.loadJSON(text, searchOptions(info.search_fields, info.search_rank)), text.length * 4];
+      return [MiniSearch.loadJSON(text, searchOptions(info.search_fields, info.search_rank, info.search_tuning?.stopWords)), text.length * 4];
     });
+    const tuning = info.search_tuning;
     return ms
       .search(q, {
-        prefix: true,
+        prefix: tuning ? (term) => term.length >= tuning.prefixMinLength : true,
         fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
+        ...(tuning ? { maxFuzzy: tuning.maxTypos } : {}),
         combineWith: 'AND',
         ...(info.search_boost ? { boost: info.search_boost } : {}),
         ...(info.search_rank ? { boostDocument: (_id, _term, stored) => 1 + Math.log10(1 + Number(stored?.__rank ?? 0)) } : {}),

@@ -85,6 +85,13 @@ export function datasetRoutes(s: DatasetSource<any>): Route[] {
       ...base, path: `/apis/${s.id}/${v.segment}`, operationId: `${camel(s.id)}${camel(`-${v.segment}`)}`, summary: v.summary,
       pathParams: [], query: [OPTIONAL_Q, LIMIT, OFFSET, ...filters.filter((f) => !fixed.has(f.name))], response: listOf(ref), handler: h.view(s.id, v.filter),
     });
+    if (v.get) {
+      routes.push({
+        ...base, path: `/apis/${s.id}/${v.segment}/{${v.get.param}}`, operationId: `${camel(s.id)}${camel(`-${v.segment}`)}Get`,
+        summary: `Get one record of ${v.segment}`, pathParams: [{ name: v.get.param, description: v.get.description }],
+        query: [], response: one(ref), handler: h.viewGet(s.id, v.filter),
+      });
+    }
   }
   if (s.summaryView) {
     routes.push({

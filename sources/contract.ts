@@ -133,6 +133,11 @@ export interface ViewSpec {
   segment: string;
   summary: string;
   filter: Record<string, string>;
+  /**
+   * Also serve one record of this view by id or alias at /apis/<id>/<segment>/{param}
+   * (e.g. /apis/aviation/airports/{ident}); a record outside the view's filter is a 404.
+   */
+  get?: { param: string; description: string };
 }
 
 export interface SearchSpec {
@@ -145,6 +150,14 @@ export interface SearchSpec {
    * population, so "berlin" finds the capital before Berlin-Köpenick.
    */
   rank?: string;
+  /**
+   * For large indexes whose words are very unequal (aviation: "airport" is in 39,770 of
+   * 85,836 names). Scoring a word found in tens of thousands of records dominates query
+   * time, so `stopWords` are neither indexed nor searched for (a query of stop words only
+   * matches nothing: filter instead); `prefixMinLength` leaves shorter words to exact
+   * matches; `maxTypos` caps the edit distance of the typo tolerance.
+   */
+  tuning?: { stopWords: string[]; prefixMinLength: number; maxTypos: number };
 }
 
 export type RawInputs = Record<string, unknown>;

