@@ -40,8 +40,8 @@ describe('units normalise (fixtures)', () => {
   const u = (id: string) => units.get(id)!;
 
   it('keeps every row of both upstreams, valid and with fixed key order', () => {
-    expect(records.filter((r) => r.source === 'UCUM')).toHaveLength(38);
-    expect(records.filter((r) => r.source === 'CLDR')).toHaveLength(26);
+    expect(records.filter((r) => r.source === 'UCUM')).toHaveLength(48);
+    expect(records.filter((r) => r.source === 'CLDR')).toHaveLength(30);
     for (const r of records) {
       expect(validate(r), `${r.id}: ${JSON.stringify(validate.errors)}`).toBe(true);
       expect(Object.keys(r)).toEqual(Object.keys(source.schema.properties));
@@ -77,8 +77,30 @@ describe('units normalise (fixtures)', () => {
     expect(u('degree')).toMatchObject({ factor: '0.017453292519943295769', exact: false, equivalent_to: ['deg'] });
     expect(u('hertz')).toMatchObject({ dimension: 's-1', factor: '1' });
     expect(u('percent').equivalent_to).toEqual(['%']);
-    expect(u('dalton').exact).toBe(false); // CLDR marks AMU approximate
-    expect(u('u').exact).toBe(false); // UCUM's 1986 measurement
+    expect(u('dalton').exact).toBe(false); // a measurement (CODATA 2018)
+    expect(u('u').exact).toBe(false);
+  });
+
+  it('lets a current definition win over a superseded or rounded upstream value, citing it (definitions.ts)', () => {
+    // SI 2019 fixed e, so the electronvolt is exact in both sources; UCUM had 1.60217733e-19 (1986), CLDR 1.602177e-19
+    expect(u('eV')).toMatchObject({ factor: '0.0000000000000000001602176634', exact: true, equivalent_to: ['electronvolt'] });
+    expect(u('eV').defined_by).toMatch(/SI Brochure.*Table 1/);
+    expect(u('electronvolt')).toMatchObject({ factor: '0.0000000000000000001602176634', exact: true, defined_by: expect.stringMatching(/Table 8/) });
+    expect(u('[e]')).toMatchObject({ factor: '0.0000000000000000001602176634', exact: true });
+    // IAU 2012: exact; UCUM had 149597.870691 Mm
+    expect(u('AU')).toMatchObject({ factor: '149597870700', exact: true, equivalent_to: ['astronomical-unit'] });
+    // the torr is 1/760 atm exactly; UCUM had 133.322 Pa
+    expect(u('Torr')).toMatchObject({ factor: '20265/152', exact: true });
+    expect(convert(u('atm'), u('Torr'), '1')).toMatchObject({ ok: true, value_exact: '760', exact: true });
+    // conventional mercury column (NIST SP 811), as CLDR's ofhg; UCUM rounded it to 133.322 Pa
+    expect(u('mm[Hg]')).toMatchObject({ factor: '133.322387415', exact: true, defined_by: expect.stringContaining('NIST SP 811') });
+    expect(u('[in_i\'Hg]')).toMatchObject({ factor: '3386.388640341', exact: true });
+    expect(u('ofhg').factor).toBe('133322.387415');
+    // the dalton is measured: CODATA 2018 in both, never exact
+    for (const id of ['u', 'dalton']) expect(u(id), id).toMatchObject({ factor: '0.0000000000000000000000000016605390666', exact: false, defined_by: expect.stringContaining('CODATA 2018') });
+    // everything else keeps its upstream's value and says so
+    expect(u('[mi_i]').defined_by).toBeNull();
+    expect(u('mile').defined_by).toBeNull();
   });
 
   it('marks special and arbitrary units not convertible, with a reason', () => {
@@ -145,6 +167,20 @@ describe('units normalise (real installed packages)', () => {
     // where ucum-lhc's definition and float magnitude disagree, the float is used and flagged inexact
     expect(u('[mu_0]')).toMatchObject({ factor: '0.0000012566370614359172', exact: false });
     expect(u('[LPF]')).toMatchObject({ factor: '1', exact: false });
+  });
+
+  it('serves the current definitions on the real tables (eV, au, torr exact; dalton CODATA 2018, inexact)', () => {
+    expect(u('eV')).toMatchObject({ factor: '0.0000000000000000001602176634', exact: true, equivalent_to: ['electronvolt'] });
+    expect(u('electronvolt')).toMatchObject({ factor: '0.0000000000000000001602176634', exact: true });
+    expect(u('AU')).toMatchObject({ factor: '149597870700', exact: true, equivalent_to: ['astronomical-unit'] });
+    expect(u('Torr')).toMatchObject({ factor: '20265/152', exact: true });
+    expect(u('mm[Hg]')).toMatchObject({ factor: '133.322387415', exact: true });
+    expect(u('cm[Hg]')).toMatchObject({ factor: '1333.22387415', exact: true });
+    expect(u('dalton')).toMatchObject({ factor: '0.0000000000000000000000000016605390666', exact: false, equivalent_to: ['u'] });
+    expect(u('[h]')).toMatchObject({ factor: '0.000000000000000000000000000000000662607015', exact: true });
+    expect(u('[k]')).toMatchObject({ factor: '0.00000000000000000000001380649', exact: true });
+    expect(records.filter((r) => r.defined_by).map((r) => r.id).sort()).toEqual(
+      ['AU', 'Torr', '[PRU]', '[e]', '[h]', "[in_i'Hg]", '[k]', "[wood'U]", 'cm[Hg]', 'dalton', 'eV', 'electronvolt', 'm[Hg]', 'mm[Hg]', 'u'].sort());
   });
 
   it('agrees across sources where both define a unit', () => {
