@@ -3,6 +3,9 @@ import { describe, expect, it } from 'vitest';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import source, { convert, type UnitRecord } from '../sources/units/index.ts';
 import { parseDecimal, toDecimal, rat, fromDouble, formatExact } from '../sources/units/rational.ts';
+import { evaluateCompound, type Linear } from '../sources/units/english.ts';
+import { memoryKeyMap } from '../pipeline/key-spill.ts';
+import { aliasKey } from '../pipeline/paths.ts';
 
 // ajv ships CommonJS; under ESM the class may sit on .default.
 const Ajv2020 = ((Ajv2020Module as any).default ?? Ajv2020Module) as unknown as typeof Ajv2020Module.default;
@@ -10,11 +13,18 @@ const json = (url: URL) => JSON.parse(fs.readFileSync(url, 'utf8'));
 const fixtureRaw = () => ({
   ucum: json(new URL('./fixtures/units/ucumDefs.min.json', import.meta.url)),
   cldr: json(new URL('./fixtures/units/units.json', import.meta.url)),
+  english: json(new URL('./fixtures/units/en-units.json', import.meta.url)),
 });
 const realRaw = () => ({
   ucum: json(new URL('../node_modules/@lhncbc/ucum-lhc/data/ucumDefs.min.json', import.meta.url)),
   cldr: json(new URL('../node_modules/cldr-core/supplemental/units.json', import.meta.url)),
+  english: json(new URL('../node_modules/cldr-units-full/main/en/units.json', import.meta.url)),
 });
+/** Lookup as the server does it: the pipeline's key map (ids, then unambiguous aliases in any case). */
+function lookup(records: UnitRecord[]) {
+  const { keys } = memoryKeyMap(new Map(records.map((r, i) => [r.id, i])), records.map((r) => source.aliases!(r)));
+  return (k: string) => { const o = keys.get(k) ?? keys.get(aliasKey(k)); return o === undefined ? undefined : records[o]; };
+}
 const byId = (records: UnitRecord[]) => new Map(records.map((r) => [r.id, r]));
 const validate = new Ajv2020({ strict: true, allowUnionTypes: true }).compile(source.schema);
 
@@ -41,7 +51,7 @@ describe('units normalise (fixtures)', () => {
 
   it('keeps every row of both upstreams, valid and with fixed key order', () => {
     expect(records.filter((r) => r.source === 'UCUM')).toHaveLength(48);
-    expect(records.filter((r) => r.source === 'CLDR')).toHaveLength(30);
+    expect(records.filter((r) => r.source === 'CLDR')).toHaveLength(32 + 4); // + km/h, mph, kWh, kJ built from CLDR's English names
     for (const r of records) {
       expect(validate(r), `${r.id}: ${JSON.stringify(validate.errors)}`).toBe(true);
       expect(Object.keys(r)).toEqual(Object.keys(source.schema.properties));
@@ -111,7 +121,29 @@ describe('units normalise (fixtures)', () => {
 
   it('gives aliases: UCUM case-insensitive code and name, CLDR spaced name', () => {
     expect(source.aliases!(u('[mi_i]'))).toEqual(['[MI_I]', 'mile']);
-    expect(source.aliases!(u('mile'))).toEqual([]);
+    expect(source.aliases!(u('mile'))).toEqual(['miles', 'mi']);
+    expect(u('mile')).toMatchObject({ symbol: 'mi', common_names: ['miles', 'mi'] });
+  });
+
+  it('builds the compound units CLDR names in English from their parts, exactly (UTS #35 unit ids)', () => {
+    expect(u('kilometer-per-hour')).toMatchObject({ source: 'CLDR', symbol: 'km/h', quantity: 'speed', dimension: 'm.s-1', factor: '5/18', exact: true });
+    expect(u('mile-per-hour')).toMatchObject({ symbol: 'mph', factor: '0.44704', exact: true });
+    expect(u('kilowatt-hour')).toMatchObject({ symbol: 'kWh', dimension: 'm2.kg.s-2', factor: '3600000', exact: true, equivalent_to: [] });
+    expect(u('kilojoule')).toMatchObject({ symbol: 'kJ', factor: '1000' });
+    expect(records.some((r) => r.code === 'generic')).toBe(false); // temperature-generic is a bare degree sign, not a unit
+    const unit = (id: string): (Linear & { offset: boolean }) | null => (id === 'meter' ? { f: rat(1n), exact: true, dims: { m: 1 }, offset: false } : id === 'celsius' ? { f: rat(1n), exact: true, dims: { K: 1 }, offset: true } : null);
+    expect(evaluateCompound('square-kilometer', unit, { kilo: { _power10: '3' } })).toEqual({ f: rat(1000000n), exact: true, dims: { m: 2 } });
+    expect(() => evaluateCompound('celsius-per-meter', unit, {})).toThrow(/offset/);
+    expect(() => evaluateCompound('furlong', unit, {})).toThrow(/cannot read 'furlong'/);
+  });
+
+  it('resolves what people type: symbols, plurals and compounds, and converts them exactly', () => {
+    const find = lookup(records);
+    for (const [typed, id] of [['mi', 'mile'], ['miles', 'mile'], ['ft', 'foot'], ['feet', 'foot'], ['lb', 'pound'], ['pounds', 'pound'],
+      ['in', 'inch'], ['km/h', 'kilometer-per-hour'], ['mph', 'mile-per-hour'], ['kWh', 'kilowatt-hour'], ['kJ', 'kilojoule'], ['eV', 'eV']])
+      expect(find(typed)?.id, typed).toBe(id);
+    expect(convert(find('mph')!, find('km/h')!, '1')).toMatchObject({ ok: true, value_exact: '1.609344', exact: true });
+    expect(convert(find('kWh')!, find('kJ')!, '1')).toMatchObject({ ok: true, value_exact: '3600', exact: true });
   });
 
   describe('convert', () => {
@@ -152,8 +184,8 @@ describe('units normalise (real installed packages)', () => {
 
   it('has every upstream unit, unique ids, all valid', () => {
     expect(records.filter((r) => r.source === 'UCUM')).toHaveLength(772);
-    expect(records.filter((r) => r.source === 'CLDR')).toHaveLength(155);
-    expect(units.size).toBe(927);
+    expect(records.filter((r) => r.source === 'CLDR')).toHaveLength(155 + 79); // + the compounds CLDR names in English
+    expect(units.size).toBe(1006);
     expect(records.filter((r) => r.id.startsWith('cldr-')).map((r) => r.id).sort()).toEqual(['cldr-bar', 'cldr-bit']);
     for (const r of records) expect(validate(r), `${r.id}: ${JSON.stringify(validate.errors)}`).toBe(true);
   });
@@ -181,6 +213,20 @@ describe('units normalise (real installed packages)', () => {
     expect(u('[k]')).toMatchObject({ factor: '0.00000000000000000000001380649', exact: true });
     expect(records.filter((r) => r.defined_by).map((r) => r.id).sort()).toEqual(
       ['AU', 'Torr', '[PRU]', '[e]', '[h]', "[in_i'Hg]", '[k]', "[wood'U]", 'cm[Hg]', 'dalton', 'eV', 'electronvolt', 'm[Hg]', 'mm[Hg]', 'u'].sort());
+  });
+
+  it('resolves the units people type and converts compound and prefixed units exactly', () => {
+    const find = lookup(records);
+    for (const [typed, id] of [['mi', 'mile'], ['ft', 'foot'], ['lb', 'pound'], ['in', 'inch'], ['km/h', 'kilometer-per-hour'],
+      ['mph', 'mile-per-hour'], ['kWh', 'kilowatt-hour'], ['kJ', 'kilojoule'], ['miles', 'mile'], ['feet', 'foot'], ['inches', 'inch'],
+      ['pounds', 'pound'], ['mmHg', 'millimeter-ofhg'], ['square feet', 'square-foot']])
+      expect(find(typed)?.id, typed).toBe(id);
+    expect(convert(find('km/h')!, find('mph')!, '100')).toMatchObject({ ok: true, value_exact: '62.137119223733396962', exact: false }); // 100/1.609344 does not terminate
+    expect(convert(find('mph')!, find('km/h')!, '60')).toMatchObject({ ok: true, value_exact: '96.56064', exact: true });
+    expect(convert(find('kWh')!, find('J')!, '1')).toMatchObject({ ok: true, value_exact: '3600000', exact: true });
+    expect(convert(find('kWh')!, find('kJ')!, '2.5')).toMatchObject({ ok: true, value_exact: '9000', exact: true });
+    expect(convert(find('mmHg')!, find('mm[Hg]')!, '1')).toMatchObject({ ok: true, value_exact: '1', exact: true });
+    expect(records.filter((r) => r.source === 'CLDR' && !r.convertible).map((r) => r.code)).toEqual(['beaufort']);
   });
 
   it('agrees across sources where both define a unit', () => {

@@ -9,6 +9,8 @@ import * as R from './rational.ts';
 import { ONE } from './rational.ts';
 import { PI, dimKey, factorOf, q, qmul, type Dims, type Q } from './quantity.ts';
 import { CLDR_CONSTANTS, CLDR_FACTORS, UCUM_DEFINITIONS } from './definitions.ts';
+import { compoundRecords, englishUnits, type EnglishUnit } from './english.ts';
+import { properties } from './schema.ts';
 
 export { convert, type ConvertResult } from './quantity.ts';
 
@@ -16,7 +18,7 @@ export { convert, type ConvertResult } from './quantity.ts';
 export interface UnitRecord {
   id: string; source: 'UCUM' | 'CLDR'; code: string; ci_code: string | null; name: string; symbol: string | null;
   quantity: string | null; dimension: string; factor: string | null; offset: string | null; exact: boolean; defined_by: string | null;
-  convertible: boolean; not_convertible_reason: string | null; synonyms: string[]; systems: string[]; equivalent_to: string[];
+  convertible: boolean; not_convertible_reason: string | null; synonyms: string[]; common_names: string[]; systems: string[]; equivalent_to: string[];
 }
 
 // ---------- UCUM (ucum-lhc's columnar table) ----------
@@ -150,7 +152,7 @@ function ucumRecords(raw: { prefixes: Table; units: Table }): UnitRecord[] {
       source: 'UCUM', id: u.csCode_.trim(), ci_code: u.ciCode_, name: u.name_ || u.csCode_.trim(), symbol: u.printSymbol_?.replace(/<[^>]*>/g, '') || null,
       quantity: u.property_ || null, dimension: dimKey(block ? fromVec(vec, u.moleExp_) : x!.d), factor: block ? null : f.text,
       offset: affine ? R.formatExact(R.parseRational(affine[1])!) : null, exact: !block && f.exact, defined_by: defined, not_convertible_reason: block,
-      synonyms: (u.synonyms_ ?? '').split(';'), systems: u.class_ ? [u.class_] : [],
+      synonyms: (u.synonyms_ ?? '').split(';'), common_names: [], systems: u.class_ ? [u.class_] : [],
     });
   });
 }
@@ -161,9 +163,10 @@ interface CldrUnits {
     unitConstants: Record<string, { _value: string; _status?: string }>;
     unitQuantities: Record<string, { _quantity: string }>;
     convertUnits: Record<string, { _baseUnit: string; _factor?: string; _offset?: string; _systems?: string[]; _special?: string }>;
+    unitPrefixes: Record<string, { _power10?: string; _power2?: string }>;
   };
 }
-function cldrRecords(raw: CldrUnits, taken: Set<string>): UnitRecord[] {
+function cldrRecords(raw: CldrUnits, taken: Set<string>, english: Map<string, EnglishUnit>): UnitRecord[] {
   const { unitConstants: consts, unitQuantities, convertUnits } = raw.supplemental;
   // "a*b/c*d" = (a·b)/(c·d): at most one '/', each side a product of numbers and constants
   const expr = (s: string): Q => {
@@ -219,9 +222,9 @@ function cldrRecords(raw: CldrUnits, taken: Set<string>): UnitRecord[] {
     const block = u._special ? `non-linear scale (CLDR special '${u._special}')` : null;
     return record({
       // on collision with a UCUM code ("bar", "bit") the CLDR id gets a prefix: deterministic, and keeps both records
-      source: 'CLDR', id: taken.has(id) ? `cldr-${id}` : id, code: id, ci_code: null, name: id.replace(/-/g, ' '), symbol: null,
+      source: 'CLDR', id: taken.has(id) ? `cldr-${id}` : id, code: id, ci_code: null, name: id.replace(/-/g, ' '), symbol: english.get(id)?.symbol ?? null,
       quantity, dimension: dimKey(b.d), factor: block ? null : f.text, offset: block ? null : (off?.text ?? null),
-      exact: !block && f.exact && (off?.exact ?? true), defined_by: [...used].sort().join('; ') || null, not_convertible_reason: block, synonyms: [], systems: u._systems ?? [],
+      exact: !block && f.exact && (off?.exact ?? true), defined_by: [...used].sort().join('; ') || null, not_convertible_reason: block, synonyms: [], common_names: english.get(id)?.names ?? [], systems: u._systems ?? [],
     });
   });
 }
@@ -233,9 +236,13 @@ function record(r: Omit<UnitRecord, 'code' | 'convertible' | 'equivalent_to'> & 
   return Object.fromEntries(Object.keys(properties).map((k) => [k, full[k as keyof UnitRecord]])) as unknown as UnitRecord;
 }
 
-export function normaliseUnits(raw: { ucum: unknown; cldr: unknown }): UnitRecord[] {
+export function normaliseUnits(raw: { ucum: unknown; cldr: unknown; english: unknown }): UnitRecord[] {
   const ucum = ucumRecords(raw.ucum as { prefixes: Table; units: Table });
-  const all = [...ucum, ...cldrRecords(raw.cldr as CldrUnits, new Set(ucum.map((r) => r.id)))];
+  const english = englishUnits(raw.english);
+  const taken = new Set(ucum.map((r) => r.id));
+  const cldr = cldrRecords(raw.cldr as CldrUnits, taken, english);
+  const { convertUnits, unitPrefixes } = (raw.cldr as CldrUnits).supplemental;
+  const all = [...ucum, ...cldr, ...compoundRecords(new Set(Object.keys(convertUnits)), unitPrefixes, cldr, english, (id) => taken.has(id) ? `cldr-${id}` : id).map(record)];
   if (new Set(all.map((r) => r.id)).size !== all.length) throw new Error('units: duplicate ids');
   const groups = new Map<string, UnitRecord[]>();
   for (const r of all.filter((r) => r.convertible)) {
@@ -245,29 +252,6 @@ export function normaliseUnits(raw: { ucum: unknown; cldr: unknown }): UnitRecor
   for (const g of groups.values()) for (const r of g) r.equivalent_to = g.filter((o) => o.source !== r.source).map((o) => o.id).sort();
   return all;
 }
-
-const nullable = (type: string, extra: object = {}) => ({ type: [type, 'null'], ...extra });
-const strings = (description: string) => ({ type: 'array', items: { type: 'string' }, description });
-const decimal = { pattern: '^-?\\d+(\\.\\d+)?(/\\d+)?$' };
-const properties = {
-  id: { type: 'string', minLength: 1, description: 'UCUM case-sensitive code, or CLDR unit id ("cldr-" prefixed where it collides with a UCUM code)' },
-  source: { type: 'string', enum: ['UCUM', 'CLDR'] },
-  code: { type: 'string', description: 'The upstream code (differs from id only on a collision)' },
-  ci_code: nullable('string', { description: 'UCUM case-insensitive code' }),
-  name: { type: 'string' },
-  symbol: nullable('string', { description: 'UCUM print symbol, markup removed' }),
-  quantity: nullable('string', { description: "The source's own quantity name (UCUM and CLDR vocabularies differ)" }),
-  dimension: { type: 'string', description: 'Canonical dimension over m kg s A K mol cd rad bit (+ CLDR em night pixel year), e.g. "m2.kg.s-2"; "1" = dimensionless. Equal keys convert.' },
-  factor: nullable('string', { ...decimal, description: 'base = value × factor + offset; exact "p/q" or decimal, rounded to 20 digits when exact is false; null when not convertible' }),
-  offset: nullable('string', { ...decimal, description: 'Affine offset in the base unit (temperature scales), else null' }),
-  exact: { type: 'boolean', description: 'factor and offset are known exactly: true only where the definition is exact (not a measurement or a rounding)' },
-  defined_by: nullable('string', { description: "Where the factor follows a current definition instead of the upstream's table (SI 2019, IAU 2012, CODATA 2018, NIST SP 811): the definitions used, cited; else null" }),
-  convertible: { type: 'boolean' },
-  not_convertible_reason: nullable('string'),
-  synonyms: strings('UCUM synonyms'),
-  systems: strings('CLDR systems, or the UCUM class'),
-  equivalent_to: strings("Ids of the other source's units with identical dimension, factor and offset"),
-};
 
 export default defineSource<UnitRecord>({
   id: 'units',
@@ -293,6 +277,7 @@ export default defineSource<UnitRecord>({
   inputs: {
     ucum: { kind: 'npm-file', package: '@lhncbc/ucum-lhc', file: 'data/ucumDefs.min.json', format: 'json' },
     cldr: { kind: 'npm-file', package: 'cldr-core', file: 'supplemental/units.json', format: 'json' },
+    english: { kind: 'npm-file', package: 'cldr-units-full', file: 'main/en/units.json', format: 'json' },
   },
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
   search: { fields: ['id', 'name', 'symbol', 'synonyms', 'quantity'], boost: { id: 4, symbol: 3, name: 2, synonyms: 1.5 } },
@@ -301,7 +286,8 @@ export default defineSource<UnitRecord>({
     { param: 'source', field: 'source', description: 'UCUM or CLDR', caseInsensitive: true },
     { param: 'dimension', field: 'dimension', description: 'Canonical dimension key, e.g. m or m.s-1' },
   ],
-  // UCUM: case-insensitive code and name; CLDR: its spaced name. The pipeline drops ambiguous aliases.
-  aliases: (r) => [...new Set(r.source === 'UCUM' ? [r.ci_code ?? '', r.name] : [r.name])].filter((a) => a && a !== r.id),
-  normalise: (raw) => normaliseUnits({ ucum: raw.ucum, cldr: raw.cldr }),
+  // UCUM: case-insensitive code and name; CLDR: its spaced name, and its English names, plurals and symbols (mi, miles, mph, kWh).
+  // The pipeline drops aliases two units share.
+  aliases: (r) => [...new Set(r.source === 'UCUM' ? [r.ci_code ?? '', r.name] : [r.name, ...r.common_names])].filter((a) => a && a !== r.id),
+  normalise: (raw) => normaliseUnits({ ucum: raw.ucum, cldr: raw.cldr, english: raw.english }),
 });
