@@ -13,6 +13,8 @@ import type { SchemaObject } from 'ajv';
 export type InputSpec =
   /** A file shipped inside an installed, exactly-pinned npm dependency. */
   | { kind: 'npm-file'; package: string; file: string; format: 'json' | 'text' }
+  /** Several files of one such dependency, given to normalise as { [file]: contents } under one name and one upstream ref (e.g. one file per CLDR locale). */
+  | { kind: 'npm-files'; package: string; files: string[]; format: 'json' | 'text' }
   /** A named export of an installed, exactly-pinned npm dependency (data shipped as JS modules). */
   | { kind: 'npm-export'; package: string; export: string }
   /**
