@@ -103,6 +103,14 @@ export interface FilterSpec {
    * 'time', compare: { op: 'min', type: 'date' } }.
    */
   compare?: { op: 'min' | 'max'; type: 'number' | 'date' };
+  /**
+   * Other spellings of a value, from a vocabulary among the source's own inputs (ISO 3166
+   * alpha-3 and numeric codes for an alpha-2 country, a postal code for a state FIPS
+   * code): given the raw inputs, the aliases of one record's value. The build adds each
+   * alias as a key of this filter's index with the value's records, so the server needs
+   * nothing new: ?country=DEU is ?country=DE. Shared vocabularies: sources/vocabularies.ts.
+   */
+  valueAliases?: (raw: RawInputs) => (value: string, record: Record<string, unknown>) => string[];
 }
 
 /**

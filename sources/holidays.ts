@@ -31,6 +31,7 @@
 import { createRequire } from 'node:module';
 import Holidays, { type HolidaysTypes } from 'date-holidays';
 import { defineSource } from './contract.ts';
+import { COUNTRY_CODES, COUNTRY_CODES_PROVENANCE, countryFilter } from './vocabularies.ts';
 
 export const FIRST_YEAR = 2020;
 export const LAST_YEAR = 2030;
@@ -219,12 +220,12 @@ export default defineSource<HolidayRecord>({
     licence: { spdx: 'CC-BY-SA-3.0', name: 'Creative Commons Attribution-ShareAlike 3.0', url: 'https://creativecommons.org/licenses/by-sa/3.0/' },
     attribution: 'Holiday data from date-holidays by commenthol and contributors (largely from Wikipedia), CC BY-SA 3.0; '
       + 'dates computed with its rule engine (ISC). Share-alike: adaptations of this data must be shared under the same licence.',
-  }],
-  inputs: { holidays: { kind: 'npm-file', package: 'date-holidays', file: 'data/holidays.json', format: 'json' } },
+  }, COUNTRY_CODES_PROVENANCE],
+  inputs: { holidays: { kind: 'npm-file', package: 'date-holidays', file: 'data/holidays.json', format: 'json' }, countryCodes: COUNTRY_CODES },
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
   search: { fields: ['name', 'local_name', 'country', 'subdivision'], boost: { name: 2, local_name: 2 } },
   filters: [
-    { param: 'country', field: 'country', description: 'ISO 3166-1 alpha-2 code, e.g. DE', caseInsensitive: true },
+    countryFilter('country', 'country', 'ISO 3166-1 alpha-2 code, e.g. DE.'),
     { param: 'subdivision', field: 'subdivision', description: 'Subdivision code, e.g. DE-BY (its complete list)', caseInsensitive: true },
     { param: 'year', field: 'year', description: `Year ${FIRST_YEAR}–${LAST_YEAR}, or a span such as 2025-2027 (at most 10 years)`, range: { maxSpan: 10 } },
     { param: 'type', field: 'type', description: 'public, bank, school, optional or observance' },

@@ -75,7 +75,7 @@ describe('holidays normalise (fixture in date-holidays\' own format)', () => {
   it('lists a country-wide calendar before its subdivisions, and summarises coverage', () => {
     const ordered = orderRecords(source, records);
     expect(ordered.slice(0, 3).map((x) => x.id)).toEqual(['CH-2020-01-01-new-year-s-day', 'CH-2020-04-13-ostermontag', 'CH-2020-08-01-swiss-national-day']);
-    const { info } = generateDataset(source, ordered, []);
+    const { info } = generateDataset(source, ordered, [], { countryCodes: JSON.parse(fs.readFileSync(new URL('../node_modules/cldr-core/supplemental/codeMappings.json', import.meta.url), 'utf8')) });
     expect(info.filters.find((f) => f.param === 'year')).toMatchObject({ max_span: 10, values: 11 });
     expect(ajv().validate(source.summaryView!.schema, info.summary)).toBe(true);
     expect(info.summary).toEqual({

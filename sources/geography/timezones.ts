@@ -26,6 +26,7 @@
  */
 import { defineSource } from '../contract.ts';
 import { PROVENANCE, checker, cmp, nullable, stringArray, uniqueSorted } from './common.ts';
+import { COUNTRY_CODES, COUNTRY_CODES_PROVENANCE, countryFilter } from '../vocabularies.ts';
 
 const c = checker('timezones');
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -224,8 +225,9 @@ export const timezonesSource = defineSource<TimezoneRecord>({
     + 'countries and main cities. Zone names contain "/": request /apis/geography/timezones/Europe%2FBerlin. '
     + 'Link names (US/Pacific, Europe/Oslo) resolve to their zone.',
   contractVersion: '0.1.0',
-  provenance: [PROVENANCE.tzdata, PROVENANCE.vvoTzdb],
+  provenance: [PROVENANCE.tzdata, PROVENANCE.vvoTzdb, COUNTRY_CODES_PROVENANCE],
   inputs: {
+    countryCodes: COUNTRY_CODES,
     tzdata: { kind: 'npm-file', package: 'tzdata', file: 'timezone-data.json', format: 'json' },
     vvoTzdb: { kind: 'npm-file', package: '@vvo/tzdb', file: 'raw-time-zones.json', format: 'json' },
   },
@@ -234,7 +236,7 @@ export const timezonesSource = defineSource<TimezoneRecord>({
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
   search: { fields: ['id', 'aliases', 'alternative_name', 'main_cities', 'abbreviations'], boost: { id: 3, main_cities: 2 } },
   filters: [
-    { param: 'country', field: 'countries', description: 'Alpha-2 country code, e.g. DE', caseInsensitive: true },
+    countryFilter('country', 'countries', 'Alpha-2 country code, e.g. DE.'),
     { param: 'std_offset_minutes', field: 'std_offset_minutes', description: 'Standard offset in minutes, e.g. 60 or -300' },
   ],
   links: [{ field: 'countries', dataset: 'geography/countries' }],

@@ -15,6 +15,7 @@
  */
 import { defineSource, type Provenance } from '../contract.ts';
 import { NATIVE_INPUT, iso639Codes, nativeNames } from './names.ts';
+import { COUNTRY_CODES, countryFilter } from '../vocabularies.ts';
 
 const EDITION = '2025-08-25', CLDR = '48'; // registry File-Date in language-subtag-registry 0.4.2; CLDR of 48.2.0
 const TYPES = ['language', 'extlang', 'script', 'region', 'variant', 'grandfathered', 'redundant'] as const;
@@ -260,13 +261,14 @@ const languages = defineSource<LanguageRecord>({
   description: 'Every entry of the IANA Language Subtag Registry (languages, extlangs, scripts, regions, variants, grandfathered and redundant tags), with CLDR scripts, language group and countries for languages.',
   provenance: [IANA, cldr('cldr-core 48.2.0 (supplemental languageData, languageGroups, territoryInfo) and cldr-localenames-full 48.2.0 (main/en languages, scripts)')],
   inputs: { ...REGISTRY, languageData: core('languageData.json'), languageGroups: core('languageGroups.json'), territoryInfo: core('territoryInfo.json'),
-    enLanguages: en('languages.json'), enScripts: en('scripts.json'), aliases: core('aliases.json'), native: NATIVE_INPUT },
+    enLanguages: en('languages.json'), enScripts: en('scripts.json'), aliases: core('aliases.json'), native: NATIVE_INPUT, countryCodes: COUNTRY_CODES },
   schema: schemaOf(languageProps),
   search: { fields: ['subtag', 'tag', 'name', 'native_name', 'descriptions', 'iso639_codes'], boost: { subtag: 5, tag: 5, iso639_codes: 4, name: 3, native_name: 3, descriptions: 2 } },
   filters: [ci('type', 'Registry type: language, extlang, script, region, variant, grandfathered, redundant'),
     ci('scope', 'macrolanguage, collection, special or private-use'), ci('macrolanguage', 'Encompassing macrolanguage, e.g. zh'),
     ci('family', 'Nearest CLDR language group, e.g. gmw'), ci('families', 'Any CLDR language group above the language, e.g. gem for all Germanic languages'),
-    ci('scripts', 'Script subtag, e.g. Cyrl'), ci('countries', 'ISO 3166-1 alpha-2 country code, e.g. CH'), ci('official_in', 'Country where the language is official, e.g. CH')],
+    ci('scripts', 'Script subtag, e.g. Cyrl'), countryFilter('countries', 'countries', 'ISO 3166-1 alpha-2 country code, e.g. CH.'),
+    countryFilter('official_in', 'official_in', 'Country where the language is official, e.g. CH.')],
   links: [...['countries', 'official_in'].map((field) => ({ field, dataset: 'geography/countries' })),
     ...['family', 'families'].map((field) => ({ field, dataset: 'languages/families' })),
     ...['macrolanguage', 'suppress_script', 'scripts'].map((field) => ({ field, dataset: 'languages' }))],
