@@ -24,6 +24,7 @@ export const ERROR_CATALOGUE = {
   not_found: { status: 404, summary: 'No endpoint matches this path.' },
   dataset_not_found: { status: 404, summary: 'No dataset has this name.' },
   record_not_found: { status: 404, summary: 'The dataset has no record with this id, code or alias.' },
+  ambiguous_id: { status: 400, summary: 'The key names several records (e.g. a time zone abbreviation); details.candidates lists their ids.' },
   translation_not_found: { status: 404, summary: 'No translation has this slug.' },
   translation_unavailable: { status: 404, summary: 'The translation is listed but has no servable source; details.reason says why.' },
   book_not_found: { status: 404, summary: 'The translation has no book with this slug.' },

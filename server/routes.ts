@@ -97,8 +97,18 @@ export function datasetRoutes(s: DatasetSource<any>): Route[] {
   routes.push({
     ...base, path: `/apis/${s.id}/{${idParamName(s)}}`, operationId: `${camel(s.id)}Get`, summary: `Get one record of ${s.title.toLowerCase()}`,
     pathParams: [{ name: idParamName(s), description: s.pathParamDescription ?? 'Record id, or an alias (case-insensitive).' }],
-    query: [], response: one(ref), handler: h.get(s.id),
+    query: [], response: one(ref), handler: h.get(s.id, s.ambiguousIds),
   });
+  // Ids with slashes (IANA zone names): /apis/geography/timezones/Europe/Berlin as well as Europe%2FBerlin.
+  for (let n = 2; n <= (s.pathSegments ?? 1); n++) {
+    const names = Array.from({ length: n }, (_, i) => `${idParamName(s)}${i + 1}`);
+    routes.push({
+      ...base, path: `/apis/${s.id}/${names.map((p) => `{${p}}`).join('/')}`, operationId: `${camel(s.id)}Get${n}`,
+      summary: `Get one record of ${s.title.toLowerCase()} by an id of ${n} slash-separated parts`,
+      pathParams: names.map((name, i) => ({ name, description: `Part ${i + 1} of the id (e.g. ${['Europe', 'Berlin', 'Buenos_Aires'][i] ?? 'x'})` })),
+      query: [], response: one(ref), handler: h.get(s.id, s.ambiguousIds),
+    });
+  }
   return routes;
 }
 

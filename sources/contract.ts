@@ -181,6 +181,14 @@ export interface DatasetSource<R extends { id: string } = { id: string } & Recor
   /** Name of the single-record path parameter (the spec's `{id}` or `{code}`); default "id". */
   pathParam?: string;
   pathParamDescription?: string;
+  /**
+   * A filter whose values people also use as ids (time zone abbreviations): a key that is
+   * no id or alias but such a value is a 400 `ambiguous_id` listing the matching ids, not
+   * a 404 and never an arbitrary one of them.
+   */
+  ambiguousIds?: string;
+  /** Ids contain "/" (at most this many parts): the get route also takes them unencoded. */
+  pathSegments?: number;
   /** List order (e.g. elements by atomic number); ties and the default fall back to id order. */
   order?: (a: R, b: R) => number;
   /**

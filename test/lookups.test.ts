@@ -1,0 +1,79 @@
+/**
+ * What people type, over HTTP on the shared build of the real npm sources (issue 13,
+ * "Lookups people type"): country codes in any ISO form on every country filter, zone
+ * names with an unencoded slash, zone abbreviations, language codes and names.
+ * (Unit symbols and compounds: server.test.ts "units".)
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { OpenApiChecker } from './openapi-check.ts';
+import { cleanup, startServer, type Running } from './helpers.ts';
+
+let srv: Running;
+let key: string;
+let oa: OpenApiChecker;
+
+async function call(path: string) {
+  const res = await fetch(srv.base + path, { headers: { 'x-service-key': key } });
+  const body = await res.json();
+  if (oa) oa.check(path, res.status, body);
+  return { status: res.status, body };
+}
+const ok = async (path: string) => {
+  const r = await call(path);
+  expect(r.status, `${path}: ${JSON.stringify(r.body).slice(0, 200)}`).toBe(200);
+  return r.body;
+};
+const ids = (body: { data: { id: string }[] }) => body.data.map((r) => r.id);
+
+beforeAll(async () => {
+  srv = await startServer(inject('sharedDist'));
+  key = srv.key('development');
+  oa = new OpenApiChecker((await call('/apis/openapi.json')).body);
+});
+afterAll(async () => {
+  await srv?.close();
+  cleanup(srv.stateDir);
+});
+
+describe('one country vocabulary', () => {
+  it('takes alpha-2, alpha-3 and numeric codes on every country filter, in any case', async () => {
+    const de = await ok('/apis/currencies?country=DE&limit=100');
+    for (const v of ['DEU', 'deu', '276']) expect(ids(await ok(`/apis/currencies?country=${v}&limit=100`))).toEqual(ids(de));
+    const us = await ok('/apis/holidays?country=US&year=2026&scope=national&limit=100');
+    expect(ids(await ok('/apis/holidays?country=USA&year=2026&scope=national&limit=100'))).toEqual(ids(us));
+    expect(ids(await ok('/apis/holidays?country=840&year=2026&scope=national&limit=100'))).toEqual(ids(us));
+    expect((await ok('/apis/geography/timezones?country=DEU')).data.map((z: { id: string }) => z.id)).toContain('Europe/Berlin');
+    expect((await ok('/apis/geography/places?country=CHE&limit=1')).data[0].country).toBe('CH');
+    expect((await ok('/apis/languages?official_in=AUT&limit=100')).data.map((l: { id: string }) => l.id)).toContain('de');
+    expect((await call('/apis/holidays?country=XYZ')).body.error).toMatchObject({ code: 'invalid_parameter', details: { parameter: 'country' } });
+  });
+});
+
+describe('time zones', () => {
+  it('answers a zone name with an unencoded slash, of two or three parts', async () => {
+    expect((await ok('/apis/geography/timezones/Europe/Berlin')).data.id).toBe('Europe/Berlin');
+    expect((await ok('/apis/geography/timezones/europe/berlin')).data.id).toBe('Europe/Berlin');
+    expect((await ok('/apis/geography/timezones/America/Argentina/Buenos_Aires')).data.id).toBe('America/Argentina/Buenos_Aires');
+    expect((await ok('/apis/geography/timezones/US/Pacific')).data.id).toBe('America/Los_Angeles');
+    expect((await call('/apis/geography/timezones/Europe/Atlantis')).body.error.code).toBe('record_not_found');
+  });
+  it('resolves an abbreviation tzdb links to a zone, and lists the candidates of any other', async () => {
+    expect((await ok('/apis/geography/timezones/CET')).data.id).toBe('Europe/Brussels'); // tzdb 'backward': CET → Europe/Brussels
+    expect((await ok('/apis/geography/timezones/EST')).data.id).toBe('America/Panama');
+    const pst = await call('/apis/geography/timezones/PST');
+    expect(pst.status).toBe(400);
+    expect(pst.body.error).toMatchObject({ code: 'ambiguous_id', details: { id: 'PST' } });
+    expect(pst.body.error.details.candidates).toContain('America/Los_Angeles');
+    expect((await call('/apis/geography/timezones/cest')).body.error.details.candidates).toContain('Europe/Berlin');
+    expect(ids(await ok('/apis/geography/timezones?abbreviation=PST'))).toContain('America/Los_Angeles');
+  });
+});
+
+describe('languages', () => {
+  it('answers to ISO 639-2/3 codes, English and native names', async () => {
+    for (const k of ['eng', 'ENG']) expect((await ok(`/apis/languages/${k}`)).data.id).toBe('en');
+    for (const k of ['deu', 'ger', 'german', 'Deutsch']) expect((await ok(`/apis/languages/${k}`)).data).toMatchObject({ id: 'de', native_name: 'Deutsch', iso639_codes: ['deu', 'ger'] });
+    expect((await ok('/apis/languages/search?q=deutsch')).data[0].id).toBe('de');
+    expect((await ok('/apis/languages/search?q=german')).data.map((l: { id: string }) => l.id)).toContain('de');
+  });
+});
