@@ -77,3 +77,13 @@ describe('languages', () => {
     expect((await ok('/apis/languages/search?q=german')).data.map((l: { id: string }) => l.id)).toContain('de');
   });
 });
+
+describe('holidays', () => {
+  it('takes from/to like every dated dataset, finding a holiday of several days by any of its days', async () => {
+    const kr = await ok('/apis/holidays?country=KOR&scope=national&from=2026-02-18&to=2026-02-18');
+    expect(kr.data).toEqual([expect.objectContaining({ local_name: '설날', date: '2026-02-17', end_date: '2026-02-19', days: 3 })]);
+    const sept = await ok('/apis/holidays?country=US&scope=national&from=2026-09-01&to=2026-09-30&type=public');
+    expect(sept.data.map((h: { name: string }) => h.name)).toEqual(['Labor Day']);
+    expect((await call('/apis/holidays?country=US&from=2026-02-30')).body.error).toMatchObject({ code: 'invalid_parameter', details: { parameter: 'from' } });
+  });
+});
