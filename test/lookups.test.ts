@@ -74,6 +74,19 @@ describe('languages', () => {
     for (const k of ['eng', 'ENG']) expect((await ok(`/apis/languages/${k}`)).data.id).toBe('en');
     for (const k of ['deu', 'ger', 'german', 'Deutsch']) expect((await ok(`/apis/languages/${k}`)).data).toMatchObject({ id: 'de', native_name: 'Deutsch', iso639_codes: ['deu', 'ger'] });
     expect((await ok('/apis/languages/search?q=deutsch')).data[0].id).toBe('de');
+  });
+  it('parses a tag the registry does not list whole into its subtags, each with its record', async () => {
+    const en = (await ok('/apis/languages/en-US')).data;
+    expect(en).toMatchObject({ tag: 'en-US', extensions: [], private_use: [] });
+    expect(en.subtags.map((s: { type: string; record: { id: string } }) => [s.type, s.record.id])).toEqual([['language', 'en'], ['region', 'region:US']]);
+    const sr = (await ok('/apis/languages/sr-Latn-RS')).data.subtags.map((s: { record: { id: string } }) => s.record.id);
+    expect(sr).toEqual(['sr', 'script:Latn', 'region:RS']);
+    expect((await ok('/apis/languages/de-CH-1901-u-co-phonebk')).data).toMatchObject({ extensions: ['u-co-phonebk'] });
+    expect((await ok('/apis/languages/zh-Hant')).data).toMatchObject({ id: 'zh-Hant', type: 'redundant' }); // a registered tag is its own record
+    const bad = await call('/apis/languages/en-ZQ');
+    expect(bad.status).toBe(404);
+    expect(bad.body.error).toMatchObject({ code: 'record_not_found', details: { subtag: 'ZQ' } });
+    expect((await call('/apis/languages/not-a-tag-at-all')).body.error.code).toBe('record_not_found');
     expect((await ok('/apis/languages/search?q=german')).data.map((l: { id: string }) => l.id)).toContain('de');
   });
 });
