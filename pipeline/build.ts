@@ -81,7 +81,7 @@ export async function build(opts: BuildOptions = {}) {
         if (source.normaliseStream && (source.links?.length || linkTargets.has(source.id) || source.summary || source.order)) {
           throw new Error(`source ${source.id}: links, summary and order are not supported on streamed datasets`);
         }
-        const gen = new DatasetGenerator(source, resolved, add, shardSize, { spillKeys: !!source.normaliseStream });
+        const gen = new DatasetGenerator(source, resolved, add, shardSize, { spillKeys: !!source.normaliseStream, raw });
         let records: { id: string }[] = [];
         if (source.normaliseStream) {
           // Streamed: validated and written as they arrive, in the source's own order.

@@ -102,6 +102,17 @@ async function resolveOne(name: string, spec: InputSpec, env: NodeJS.ProcessEnv)
       const ref = `${spec.package}@${packageVersion(spec.package)}/${spec.file}`;
       return { raw: decode(buf, spec.format), resolved: { name, ref, sha256: sha256(buf) } };
     }
+    case 'npm-files': {
+      const dir = packageDir(spec.package), out: Record<string, unknown> = {}, hash = createHash('sha256');
+      for (const f of spec.files) {
+        const file = path.join(dir, f);
+        if (!existsSync(file)) throw new InputUnavailable(`${spec.package} has no file ${f}`);
+        const buf = readFileSync(file);
+        out[f] = decode(buf, spec.format);
+        hash.update(`${f}\0${sha256(buf)}\n`);
+      }
+      return { raw: out, resolved: { name, ref: `${spec.package}@${packageVersion(spec.package)} (${spec.files.length} files)`, sha256: hash.digest('hex') } };
+    }
     case 'npm-export': {
       packageDir(spec.package);
       const mod: Record<string, unknown> = await import(spec.package);

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { KeySpill, memoryKeyMap } from './key-spill.ts';
 import { TermSpill } from './term-index.ts';
 import MiniSearch from 'minisearch';
-import type { DatasetSource } from '../sources/contract.ts';
+import type { DatasetSource, RawInputs } from '../sources/contract.ts';
 import {
   PACK_SIZE, SEARCH_SHARD_SIZE, bucketCount, bucketOf, columnPath, filterPath, keyBucketPath, packPath, searchPath, termsPath,
 } from './paths.ts';
@@ -121,6 +121,8 @@ export class DatasetGenerator<R extends { id: string }> {
   private readonly terms: TermSpill | null;
   private readonly aliases: string[][] = [];
   private readonly indexes: Map<string, number[]>[];
+  /** Per equality filter, its value-alias function (FilterSpec.valueAliases) bound to the raw inputs, else null. */
+  private readonly aliasers: (((value: string, record: Record<string, unknown>) => string[]) | null)[];
   private readonly columns = new Map<string, (number | null)[]>();
   private readonly columnTypes = new Map<string, 'number' | 'date'>();
   private shard: MiniSearch | null = null;
@@ -130,12 +132,17 @@ export class DatasetGenerator<R extends { id: string }> {
     private source: DatasetSource<R>, private upstream: Upstream, private emit: (f: OutFile) => void,
     /** Overridable so tests can exercise sharding on a few records (ALMANAC_SEARCH_SHARD_SIZE). */
     private shardSize = SEARCH_SHARD_SIZE,
-    opts: { spillKeys?: boolean } = {},
+    opts: { spillKeys?: boolean; raw?: RawInputs } = {},
   ) {
     if (opts.spillKeys && source.aliases) throw new Error(`source ${source.id}: aliases are not supported on streamed datasets`);
     this.spill = opts.spillKeys ? new KeySpill(source.id) : null;
     this.terms = opts.spillKeys ? new TermSpill() : null;
     this.indexes = source.filters.filter((f) => !f.compare).map(() => new Map());
+    this.aliasers = source.filters.filter((f) => !f.compare).map((f) => {
+      if (!f.valueAliases) return null;
+      if (!opts.raw) throw new Error(`source ${source.id}: filter ${f.param} has value aliases; the generator needs the raw inputs`);
+      return f.valueAliases(opts.raw);
+    });
     for (const f of source.filters) if (f.compare) this.columnTypes.set(f.field, f.compare.type);
     if (source.geo) for (const f of [source.geo.lat, source.geo.lon]) this.columnTypes.set(f, 'number');
     if (source.expires) this.columnTypes.set(source.expires.field, 'date');
@@ -175,13 +182,16 @@ export class DatasetGenerator<R extends { id: string }> {
     let i = 0;
     for (const f of this.source.filters) {
       if (f.compare) continue;
+      const aliases = this.aliasers[i];
       const index = this.indexes[i++];
       const raw = r[f.field];
       for (const v of Array.isArray(raw) ? raw : [raw]) {
         if (v == null || v === '') continue;
-        const key = f.caseInsensitive ? String(v).toLowerCase() : String(v);
-        const list = index.get(key) ?? index.set(key, []).get(key)!;
-        if (list[list.length - 1] !== ord) list.push(ord);
+        for (const k of [String(v), ...(aliases ? aliases(String(v), r) : [])]) {
+          const key = f.caseInsensitive ? k.toLowerCase() : k;
+          const list = index.get(key) ?? index.set(key, []).get(key)!;
+          if (list[list.length - 1] !== ord) list.push(ord);
+        }
       }
     }
     for (const [field, type] of this.columnTypes) {
@@ -291,10 +301,10 @@ export class DatasetGenerator<R extends { id: string }> {
 
 /** All files of an in-memory, already ordered dataset (see orderRecords). */
 export function generateDataset<R extends { id: string }>(
-  source: DatasetSource<R>, sorted: R[], upstream: Upstream,
+  source: DatasetSource<R>, sorted: R[], upstream: Upstream, raw?: RawInputs,
 ): { files: OutFile[]; info: DatasetInfo; keys: Map<string, number> } {
   const files: OutFile[] = [];
-  const g = new DatasetGenerator(source, upstream, (f) => files.push(f));
+  const g = new DatasetGenerator(source, upstream, (f) => files.push(f), undefined, { raw });
   for (const r of sorted) g.add(r);
   const { info, keys } = g.finish();
   if (source.summary) info.summary = source.summary(sorted);

@@ -21,7 +21,7 @@ export const ERROR_CATALOGUE = {
   range_out_of_order: { status: 400, summary: '`from` comes after `to` in the translation\'s canon order.' },
   range_too_long: { status: 400, summary: 'The range has more verses than the documented maximum.' },
   range_translation_mismatch: { status: 400, summary: 'A range reference names a different translation than the one requested.' },
-  ambiguous_id: { status: 400, summary: 'The id, code or alias names several records (e.g. a bare code several classification systems have); details.candidates lists their ids.' },
+  ambiguous_id: { status: 400, summary: 'The id, code or alias names several records (a bare code several classification systems have, a time zone abbreviation); details.candidates lists their ids.' },
   not_found: { status: 404, summary: 'No endpoint matches this path.' },
   dataset_not_found: { status: 404, summary: 'No dataset has this name.' },
   record_not_found: { status: 404, summary: 'The dataset has no record with this id, code or alias.' },

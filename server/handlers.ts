@@ -180,8 +180,13 @@ export function recordOrdinal(ctx: Ctx, ds: string, key: string): number {
   return ord;
 }
 
-export const get = (ds: string): Handler => (ctx) => {
-  const key = Object.values(ctx.params)[0];
+export const get = (ds: string, ambiguousIds?: string): Handler => (ctx) => {
+  const key = Object.values(ctx.params).join('/'); // a zone name may arrive as several segments (Europe/Berlin)
+  const candidates = ambiguousIds && ctx.release.lookup(ds, key) === undefined ? ctx.release.filter(ds, ambiguousIds, key.toLowerCase()) : undefined;
+  if (candidates) {
+    const ids = candidates.slice(0, 100).map((o) => (JSON.parse(ctx.release.record(ds, o).toString('utf8')) as { id: string }).id);
+    throw new ApiError('ambiguous_id', `'${key.slice(0, 100)}' names ${candidates.length} records of ${ds}; request one of them by id`, { dataset: ds, id: key.slice(0, 100), candidates: ids });
+  }
   const ord = recordOrdinal(ctx, ds, key);
   const line = ctx.release.record(ds, ord);
   const i = info(ctx, ds);

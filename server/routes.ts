@@ -10,8 +10,10 @@ import type { DatasetSource } from '../sources/contract.ts';
 import { SOURCES } from '../sources/index.ts';
 import { LIMIT, OFFSET, Q, filterParam, type ParamSpec } from './query.ts';
 import * as h from './handlers.ts';
+import { ApiError } from './errors.ts';
 import { CONVERT_PARAMS, CONVERT_SCHEMA, convertHandler } from './convert.ts';
 import { GEO_PARAMS, INCLUDE_EXPIRED } from './filters.ts';
+import { TAG_SCHEMA, tagReply } from './language-tags.ts';
 
 export interface Route {
   path: string;
@@ -104,10 +106,39 @@ export function datasetRoutes(s: DatasetSource<any>): Route[] {
   routes.push({
     ...base, path: `/apis/${s.id}/{${idParamName(s)}}`, operationId: `${camel(s.id)}Get`, summary: `Get one record of ${s.title.toLowerCase()}`,
     pathParams: [{ name: idParamName(s), description: s.pathParamDescription ?? 'Record id, or an alias (case-insensitive).' }],
-    query: [], response: one(ref), handler: h.get(s.id),
+    query: [], response: one(ref), handler: h.get(s.id, s.ambiguousIds),
   });
+  const fallback = GET_FALLBACK[s.id];
+  if (fallback) {
+    const route = routes[routes.length - 1], plain = route.handler;
+    route.response = { oneOf: [route.response, fallback.schema] };
+    route.pathParams = [{ ...route.pathParams[0], description: `${route.pathParams[0].description} ${fallback.description}` }];
+    route.handler = (ctx) => {
+      try {
+        return plain(ctx);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.code !== 'record_not_found') throw err;
+        return fallback.handler(ctx, s.id, Object.values(ctx.params).join('/')) ?? (() => { throw err; })();
+      }
+    };
+  }
+  // Ids with slashes (IANA zone names): /apis/geography/timezones/Europe/Berlin as well as Europe%2FBerlin.
+  for (let n = 2; n <= (s.pathSegments ?? 1); n++) {
+    const names = Array.from({ length: n }, (_, i) => `${idParamName(s)}${i + 1}`);
+    routes.push({
+      ...base, path: `/apis/${s.id}/${names.map((p) => `{${p}}`).join('/')}`, operationId: `${camel(s.id)}Get${n}`,
+      summary: `Get one record of ${s.title.toLowerCase()} by an id of ${n} slash-separated parts`,
+      pathParams: names.map((name, i) => ({ name, description: `Part ${i + 1} of the id (e.g. ${['Europe', 'Berlin', 'Buenos_Aires'][i] ?? 'x'})` })),
+      query: [], response: one(ref), handler: h.get(s.id, s.ambiguousIds),
+    });
+  }
   return routes;
 }
+
+/** What a get answers for a key that is no record but means something (a language tag: its subtags). */
+const GET_FALLBACK: Record<string, { schema: SchemaObject; description: string; handler: (ctx: h.Ctx, ds: string, key: string) => h.Reply | null }> = {
+  languages: { schema: TAG_SCHEMA, handler: tagReply, description: 'A tag the registry does not list whole (en-US, sr-Latn-RS) is answered with each of its subtags.' },
+};
 
 /** Endpoints a dataset has beyond list/search/get. */
 const EXTRA_ROUTES: Record<string, Omit<Route, 'tag' | 'dataset' | 'auth'>[]> = {

@@ -13,6 +13,8 @@ import type { SchemaObject } from 'ajv';
 export type InputSpec =
   /** A file shipped inside an installed, exactly-pinned npm dependency. */
   | { kind: 'npm-file'; package: string; file: string; format: 'json' | 'text' }
+  /** Several files of one such dependency, given to normalise as { [file]: contents } under one name and one upstream ref (e.g. one file per CLDR locale). */
+  | { kind: 'npm-files'; package: string; files: string[]; format: 'json' | 'text' }
   /** A named export of an installed, exactly-pinned npm dependency (data shipped as JS modules). */
   | { kind: 'npm-export'; package: string; export: string }
   /**
@@ -104,6 +106,14 @@ export interface FilterSpec {
    * 'time', compare: { op: 'min', type: 'date' } }.
    */
   compare?: { op: 'min' | 'max'; type: 'number' | 'date' };
+  /**
+   * Other spellings of a value, from a vocabulary among the source's own inputs (ISO 3166
+   * alpha-3 and numeric codes for an alpha-2 country, a postal code for a state FIPS
+   * code): given the raw inputs, the aliases of one record's value. The build adds each
+   * alias as a key of this filter's index with the value's records, so the server needs
+   * nothing new: ?country=DEU is ?country=DE. Shared vocabularies: sources/vocabularies.ts.
+   */
+  valueAliases?: (raw: RawInputs) => (value: string, record: Record<string, unknown>) => string[];
 }
 
 /**
@@ -192,6 +202,14 @@ export interface DatasetSource<R extends { id: string } = { id: string } & Recor
   /** Name of the single-record path parameter (the spec's `{id}` or `{code}`); default "id". */
   pathParam?: string;
   pathParamDescription?: string;
+  /**
+   * A filter whose values people also use as ids (time zone abbreviations): a key that is
+   * no id or alias but such a value is a 400 `ambiguous_id` listing the matching ids, not
+   * a 404 and never an arbitrary one of them.
+   */
+  ambiguousIds?: string;
+  /** Ids contain "/" (at most this many parts): the get route also takes them unencoded. */
+  pathSegments?: number;
   /** List order (e.g. elements by atomic number); ties and the default fall back to id order. */
   order?: (a: R, b: R) => number;
   /**

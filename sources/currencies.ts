@@ -16,6 +16,7 @@
  */
 import { SaxesParser } from 'saxes';
 import { defineSource } from './contract.ts';
+import { COUNTRY_CODES, COUNTRY_CODES_PROVENANCE, countryFilter } from './vocabularies.ts';
 
 export interface Interval { region: string; region_name: string | null; from: string | null; to: string | null; tender: boolean }
 
@@ -279,6 +280,7 @@ export default defineSource<CurrencyRecord>({
     isoListOne: { kind: 'npm-file', package: 'currency-codes', file: 'iso-4217-list-one.xml', format: 'text' },
     subtagRegistry: { kind: 'npm-file', package: 'language-subtag-registry', file: 'data/json/registry.json', format: 'json' },
     worldCountries: { kind: 'npm-file', package: 'world-countries', file: 'countries.json', format: 'json' },
+    countryCodes: COUNTRY_CODES,
   },
   pathParam: 'code',
   pathParamDescription: 'ISO 4217 code (EUR, any case) or numeric code (978).',
@@ -286,8 +288,8 @@ export default defineSource<CurrencyRecord>({
   search: { fields: ['code', 'name', 'iso_name', 'numeric', 'country_names'], boost: { code: 3, name: 3 } },
   filters: [
     { param: 'status', field: 'status', description: 'current or historical' },
-    { param: 'country', field: 'countries', description: 'ISO 3166-1 alpha-2 code of a country that ever used the currency', caseInsensitive: true },
-    { param: 'current_country', field: 'current_countries', description: 'Country using the currency now', caseInsensitive: true },
+    countryFilter('country', 'countries', 'ISO 3166-1 alpha-2 code of a country that ever used the currency, e.g. DE.'),
+    countryFilter('current_country', 'current_countries', 'Country using the currency now, e.g. DE.'),
     { param: 'region', field: 'regions', description: 'Any CLDR region, incl. withdrawn codes (YU, DD, SU)', caseInsensitive: true },
     { param: 'minor_units', field: 'minor_units', description: 'Minor units, e.g. 0, 2, 3' },
     { param: 'legal_tender', field: 'legal_tender', description: 'true or false' },

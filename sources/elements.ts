@@ -1,6 +1,13 @@
 /**
  * Chemical elements: masses and isotopes from chemical-elements (cheminfo), physical
- * properties from periodic-table (andrejewski), joined on atomic number.
+ * properties from periodic-table (andrejewski), joined on atomic number; boiling points
+ * from PubChem's periodic table (periodic-table-data), whose values periodic-table 0.0.8
+ * (a 2015 snapshot) misses for 19 elements, among them Si (3173 K for 3538 K) and Cu
+ * (3200 K for 2835 K). One field, one source: no per-element picking.
+ *
+ * Atomic weights (atomic_mass_text) are periodic-table's, i.e. the IUPAC 2007 table; no
+ * package on the registry this project installs from carries the CIAAW 2021 table with
+ * its intervals, and hand-typing it is not allowed (README "elements").
  *
  * Units: periodic-table's README states none, so they were read off known values in
  * its data: H ionizationEnergy 1312 (kJ/mol), H atomicRadius 37 (pm), Fe meltingPoint
@@ -149,7 +156,7 @@ const properties = {
   name: { type: 'string', description: 'IUPAC spelling (e.g. Aluminium, Caesium)' },
   atomic_number: { type: 'integer', minimum: 1 },
   atomic_mass: { ...nullable('number'), description: 'Standard atomic weight (Da), null for elements without stable isotopes' },
-  atomic_mass_text: { ...nullable('string'), description: 'As published with uncertainty, e.g. "55.845(2)"; "[98]" = mass number of the longest-lived isotope' },
+  atomic_mass_text: { ...nullable('string'), description: 'As periodic-table 0.0.8 publishes it (the IUPAC 2007 table, not the current CIAAW values), with uncertainty, e.g. "55.845(2)"; "[98]" = mass number of the longest-lived isotope' },
   monoisotopic_mass: { ...nullable('number'), description: 'Mass of the most abundant isotope (Da)' },
   period: { type: 'integer', minimum: 1, maximum: 7 },
   group: { ...nullable('integer'), description: 'IUPAC group 1–18; null for lanthanoids and actinoids' },
@@ -163,7 +170,7 @@ const properties = {
   electron_affinity_kj_mol: { ...nullable('number'), description: 'Sign as upstream: energy released is negative' },
   oxidation_states: { type: ['array', 'null'], items: { type: 'integer' } },
   melting_point_k: nullable('number'),
-  boiling_point_k: nullable('number'),
+  boiling_point_k: { ...nullable('number'), description: 'Kelvin, from PubChem (periodic-table-data 1.1.1, retrieved 2023-09-25)' },
   density_g_cm3: nullable('number'),
   year_discovered: { ...nullable('string'), description: '"Ancient" or a year' },
   cpk_hex_color: { type: ['string', 'null'], pattern: '^[0-9A-F]{6}$' },
@@ -178,11 +185,24 @@ const properties = {
   },
 };
 
+/** atomicNumber → boiling point (K) from PubChem's table as periodic-table-data ships it (null = unknown). */
+function pubchemBoiling(data: unknown, count: number): (z: number, symbol: string) => number | null {
+  if (!Array.isArray(data) || data.length !== count) return fail('periodic-table-data', '(row count)', Array.isArray(data) ? data.length : typeof data);
+  const rows = new Map((data as PtRow[]).map((r) => [r.atomicNumber, r]));
+  return (z, symbol) => {
+    const r = rows.get(z) ?? fail('periodic-table-data', `row ${z}`, undefined);
+    if (r.symbol !== symbol) fail(`periodic-table-data row ${z}`, 'symbol', r.symbol);
+    const v = r.boilingPoint;
+    if (v === null) return null;
+    return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : fail(`periodic-table-data row ${z} (${symbol})`, 'boilingPoint', v);
+  };
+}
+
 export default defineSource<ElementRecord>({
   id: 'elements',
   title: 'Chemical elements',
   description: 'The 118 chemical elements: atomic masses and isotopes, periodic-table position and physical properties.',
-  contractVersion: '0.1.0',
+  contractVersion: '0.2.0',
   provenance: [
     {
       name: 'chemical-elements 2.3.3',
@@ -196,12 +216,19 @@ export default defineSource<ElementRecord>({
       licence: { spdx: 'ISC', name: 'ISC License', url: 'https://opensource.org/licenses/ISC' },
       attribution: 'periodic-table, Copyright (c) 2015 Chris Andrejewski',
     },
+    {
+      name: 'PubChem Periodic Table of Elements via periodic-table-data 1.1.1 (retrieved 2023-09-25): boiling points',
+      url: 'https://pubchem.ncbi.nlm.nih.gov/periodic-table/',
+      licence: { spdx: 'MIT', name: 'MIT License (package); PubChem data is U.S. government work, see https://www.ncbi.nlm.nih.gov/home/about/policies/', url: 'https://github.com/sjf8203/periodic-table-data' },
+      attribution: 'National Center for Biotechnology Information, PubChem Periodic Table of Elements; packaged by periodic-table-data (sjf8203)',
+    },
   ],
   inputs: {
     chemicalElements: { kind: 'npm-export', package: 'chemical-elements', export: 'elementsAndIsotopes' },
     periodicTable: { kind: 'npm-file', package: 'periodic-table', file: 'data.json', format: 'json' },
     // Only for colour codes that csvtojson damaged in data.json (see cpk()).
     periodicTableCsv: { kind: 'npm-file', package: 'periodic-table', file: 'data.csv', format: 'text' },
+    pubchem: { kind: 'npm-file', package: 'periodic-table-data', file: 'periodicTableData.json', format: 'json' },
   },
   pathParamDescription: 'Element symbol (Fe) or atomic number (26); also the English name, case-insensitively.',
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
@@ -229,6 +256,7 @@ export default defineSource<ElementRecord>({
       rows.set(r.atomicNumber as number, r);
     }
     if (rows.size !== ce.length) fail('periodic-table vs chemical-elements', '(row count)', [rows.size, ce.length]);
+    const pubchem = pubchemBoiling(raw.pubchem, ce.length);
 
     return (ce as CeElement[]).map((e): ElementRecord => {
       const where = `element ${e.number} (${e.symbol})`;
@@ -258,7 +286,7 @@ export default defineSource<ElementRecord>({
         electron_affinity_kj_mol: num(r, at, 'electronAffinity'),
         oxidation_states: oxidationStates(r.oxidationStates, at),
         melting_point_k: num(r, at, 'meltingPoint'),
-        boiling_point_k: num(r, at, 'boilingPoint'),
+        boiling_point_k: pubchem(e.number, e.symbol),
         density_g_cm3: num(r, at, 'density'),
         year_discovered: year(r.yearDiscovered, at),
         cpk_hex_color: cpk(colours.get(e.number), r.cpkHexColor, at),

@@ -30,7 +30,8 @@
  */
 import { createRequire } from 'node:module';
 import Holidays, { type HolidaysTypes } from 'date-holidays';
-import { defineSource } from './contract.ts';
+import { dateBounds, defineSource } from './contract.ts';
+import { COUNTRY_CODES, COUNTRY_CODES_PROVENANCE, countryFilter } from './vocabularies.ts';
 
 export const FIRST_YEAR = 2020;
 export const LAST_YEAR = 2030;
@@ -39,7 +40,7 @@ export const MERGED: Record<string, string> = { IC: 'ES-CN' };
 const TYPES = ['public', 'bank', 'school', 'optional', 'observance'] as const;
 
 export interface HolidayRecord {
-  id: string; country: string; subdivision: string | null; scope: 'national' | 'subdivision'; date: string; year: number; name: string;
+  id: string; country: string; subdivision: string | null; scope: 'national' | 'subdivision'; date: string; end_date: string; days: number; year: number; name: string;
   local_name: string; type: (typeof TYPES)[number]; substitute: boolean; rule: string;
 }
 
@@ -114,13 +115,24 @@ function generate(data: Data): HolidayRecord[] {
           if (!TYPES.includes(h.type)) fail(where, 'type', h.type);
           const names = rules.get(h.rule) ?? fail(where, 'rule', h.rule);
           const substitute = h.substitute === true;
+          // A holiday of several days (Korea's Seollal, "P3D") is one record with its whole span; the
+          // library gives start and end (exclusive) as instants, so the span is counted in whole days.
+          // Rounded: a day across a DST change in the machine's zone is 23 or 25 hours; a part-day holiday
+          // (Christmas Eve from 19:00 in AU-NT) counts as its one calendar day.
+          const span = (+h.end - +h.start) / 86_400_000;
+          if (!(span > 0)) fail(where, 'span', [h.start, h.end]);
+          const days = Math.max(1, Math.round(span));
+          const end = new Date(Date.parse(`${date}T00:00:00Z`) + (days - 1) * 86_400_000).toISOString().slice(0, 10);
           // Substitute days get the source's "(substitute day)" suffix, as the library names them.
           const suffix = (ls: string[]) => (substitute ? ` (${pick(substituteNames, ls) ?? 'substitute day'})` : '');
           const local = (pick(names, langs) ?? fail(where, 'name', names)) + suffix(langs);
-          const name = typeof names === 'object' && names.en ? names.en + suffix(['en']) : local;
+          // English as the jurisdiction writes it: its own English variant first (US: en-us "Labor Day"), then en.
+          const english = [...langs.filter((l) => l.startsWith('en-')), 'en'];
+          const enName = typeof names === 'object' ? english.map((l) => names[l]).find(Boolean) : undefined;
+          const name = enName ? enName + suffix(english) : local;
           const base = `${where}-${date}-${slug(name) || 'holiday'}`;
           const rec: HolidayRecord = {
-            id: base, country, subdivision, scope: subdivision ? 'subdivision' : 'national', date, year, name, local_name: local, type: h.type, substitute, rule: h.rule,
+            id: base, country, subdivision, scope: subdivision ? 'subdivision' : 'national', date, end_date: end, days, year, name, local_name: local, type: h.type, substitute, rule: h.rule,
           };
           (byBase.get(base) ?? byBase.set(base, []).get(base)!).push(rec);
         }
@@ -173,9 +185,11 @@ const properties = {
   country: str('ISO 3166-1 alpha-2 code', { pattern: '^[A-Z]{2}$' }),
   subdivision: { type: ['string', 'null'], pattern: '^[A-Z]{2}-[A-Za-z0-9]+$', description: 'ISO 3166-2 style code (DE-BY), or null for the whole country' },
   scope: { type: 'string', enum: ['national', 'subdivision'], description: 'national: the country-wide list; subdivision: a subdivision\'s complete list' },
-  date: str('Local calendar date', { pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
+  date: str('Local calendar date (the first day)', { pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
+  end_date: str('Last day, inclusive: after date for a holiday of several days (the rule\'s duration, e.g. "P3D"), else equal to date', { pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
+  days: { type: 'integer', minimum: 1, description: 'Number of days the holiday lasts' },
   year: { type: 'integer', minimum: FIRST_YEAR, maximum: LAST_YEAR },
-  name: str('English name where the source has one, else the local name'),
+  name: str('English name where the source has one, in the jurisdiction\'s own English (US: "Labor Day"), else the local name'),
   local_name: str('Name in the jurisdiction\'s first language'),
   type: { type: 'string', enum: [...TYPES], description: 'As the source defines: public, bank, school, optional, observance' },
   substitute: { type: 'boolean', description: 'A day a holiday was moved to (observed or substitute day)' },
@@ -211,7 +225,7 @@ export default defineSource<HolidayRecord>({
   title: 'Public holidays',
   description: `Public, bank and school holidays and observances of over 200 countries and their subdivisions, ${FIRST_YEAR}–${LAST_YEAR}. `
     + 'Country-wide records have subdivision null; a subdivision\'s records are its complete list (national holidays included).',
-  contractVersion: '0.1.0',
+  contractVersion: '0.2.0',
   provenance: [{
     name: `date-holidays ${PACKAGE_VERSION}`,
     url: 'https://github.com/commenthol/date-holidays',
@@ -219,17 +233,21 @@ export default defineSource<HolidayRecord>({
     licence: { spdx: 'CC-BY-SA-3.0', name: 'Creative Commons Attribution-ShareAlike 3.0', url: 'https://creativecommons.org/licenses/by-sa/3.0/' },
     attribution: 'Holiday data from date-holidays by commenthol and contributors (largely from Wikipedia), CC BY-SA 3.0; '
       + 'dates computed with its rule engine (ISC). Share-alike: adaptations of this data must be shared under the same licence.',
-  }],
-  inputs: { holidays: { kind: 'npm-file', package: 'date-holidays', file: 'data/holidays.json', format: 'json' } },
+  }, COUNTRY_CODES_PROVENANCE],
+  inputs: { holidays: { kind: 'npm-file', package: 'date-holidays', file: 'data/holidays.json', format: 'json' }, countryCodes: COUNTRY_CODES },
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
   search: { fields: ['name', 'local_name', 'country', 'subdivision'], boost: { name: 2, local_name: 2 } },
   filters: [
-    { param: 'country', field: 'country', description: 'ISO 3166-1 alpha-2 code, e.g. DE', caseInsensitive: true },
+    countryFilter('country', 'country', 'ISO 3166-1 alpha-2 code, e.g. DE.'),
     { param: 'subdivision', field: 'subdivision', description: 'Subdivision code, e.g. DE-BY (its complete list)', caseInsensitive: true },
     { param: 'year', field: 'year', description: `Year ${FIRST_YEAR}–${LAST_YEAR}, or a span such as 2025-2027 (at most 10 years)`, range: { maxSpan: 10 } },
     { param: 'type', field: 'type', description: 'public, bank, school, optional or observance' },
     // ?country=DE alone also returns every state's complete list; ?scope=national narrows it.
-    { param: 'scope', field: 'scope', description: 'national (country-wide list only) or subdivision' },
+    { param: 'scope', field: 'scope', description: 'national (country-wide list only) or subdivision. Default: both, so ?country=US alone also returns every state\'s complete list; add scope=national for the country-wide calendar' },
+    // The shared from/to pair, read as overlap so a holiday of several days is found by any of its days.
+    ...dateBounds('date', '').map((b) => (b.param === 'from'
+      ? { ...b, field: 'end_date', description: 'Holidays that last until this date or later (a holiday of several days matches by any of its days).' }
+      : { ...b, description: 'Holidays that begin on this date or earlier.' })),
   ],
   links: [{ field: 'country', dataset: 'geography/countries' }],
   views: [{ segment: 'observances', summary: 'Source-defined observances', filter: { type: 'observance' } }],

@@ -14,7 +14,7 @@ import clinicalTrials from './clinical-trials.ts';
 import elements from './elements.ts';
 import geography from './geography/index.ts';
 import holidays from './holidays.ts';
-import languages from './languages.ts';
+import languages from './languages/index.ts';
 import lawsRegulations from './laws-regulations.ts';
 import nonprofits from './nonprofits.ts';
 import population from './population.ts';

@@ -27,6 +27,7 @@
  */
 import { parse } from 'csv-parse/sync';
 import { defineSource, type RawInputs } from './contract.ts';
+import { US_STATES, US_STATES_INPUT, US_STATES_PROVENANCE, usStateAliases } from './vocabularies.ts';
 
 export interface PopulationRecord {
   id: string; geography: string; level: 'state' | 'county' | 'subcounty'; sumlev: string; name: string;
@@ -208,8 +209,9 @@ export default defineSource<PopulationRecord>({
     url: 'https://www.census.gov/programs-surveys/popest.html',
     licence: CENSUS_PD,
     attribution: 'Source: U.S. Census Bureau, Population Division, Vintage 2024 Population Estimates',
-  }],
+  }, US_STATES_PROVENANCE],
   inputs: {
+    [US_STATES_INPUT]: US_STATES,
     counties: {
       kind: 'url', url: 'https://www2.census.gov/programs-surveys/popest/datasets/2020-2024/counties/totals/co-est2024-alldata.csv',
       sha256: 'abcc8720d669e793bbfdcd440eeec37a78db3b452adbe4ccd1eadf7c72b522b9', format: 'text', encoding: 'latin1',
@@ -224,7 +226,7 @@ export default defineSource<PopulationRecord>({
   search: { fields: ['name', 'state_name', 'county_name'], boost: { name: 3 } },
   filters: [
     { param: 'level', field: 'level', description: 'state, county or subcounty' },
-    { param: 'state', field: 'state_fips', description: '2-digit state FIPS code, e.g. 06' },
+    { param: 'state', field: 'state_fips', description: '2-digit state FIPS code, e.g. 06, or the postal code, e.g. CA', caseInsensitive: true, valueAliases: usStateAliases('state_name') },
     { param: 'county', field: 'county_fips', description: '5-digit county FIPS code, e.g. 06037' },
     { param: 'geography', field: 'geography', description: 'Census GEOID, e.g. 06037 or 0644000' },
     { param: 'year', field: 'year', description: 'Year, or a span such as 2021-2024', range: { maxSpan: 10 } },

@@ -139,7 +139,7 @@ describe('currencies keys, filters and views', () => {
     expect(source.aliases!({ numeric: null } as CurrencyRecord)).toEqual([]);
     const records = source.normalise(fixtureRaw());
     const sorted = orderRecords(source, records);
-    const { keys, info } = generateDataset(source, sorted, []);
+    const { keys, info } = generateDataset(source, sorted, [], { countryCodes: JSON.parse(fs.readFileSync(new URL('../node_modules/cldr-core/supplemental/codeMappings.json', import.meta.url), 'utf8')) });
     const eur = sorted.findIndex((r) => r.id === 'EUR');
     expect(keys.get(aliasKey('978'))).toBe(eur);
     expect(keys.get(aliasKey('eur'))).toBe(eur);

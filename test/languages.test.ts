@@ -13,9 +13,10 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import type { DatasetSource } from '../sources/contract.ts';
-import sources, { registry, territoryLanguages, SOURCE_CLDR, SOURCE_IANA, type LanguageRecord, type ScriptRecord, type FamilyRecord } from '../sources/languages.ts';
+import sources, { registry, territoryLanguages, SOURCE_CLDR, SOURCE_IANA, type LanguageRecord, type ScriptRecord, type FamilyRecord } from '../sources/languages/index.ts';
 import { generateDataset, orderRecords } from '../pipeline/shards.ts';
 import { aliasKey } from '../pipeline/paths.ts';
+import { NATIVE_INPUT } from '../sources/languages/names.ts';
 
 const Ajv2020 = ((Ajv2020Module as any).default ?? Ajv2020Module) as unknown as typeof Ajv2020Module.default;
 const [languages, scripts, families] = sources as [DatasetSource<LanguageRecord>, DatasetSource<ScriptRecord>, DatasetSource<FamilyRecord>];
@@ -27,13 +28,18 @@ type Raw = Record<string, unknown>;
 const fixtureRaw = (): Raw => ({
   registry: fixture('registry.json'), registryMeta: fixture('meta.json'), languageData: fixture('languageData.json'),
   languageGroups: fixture('languageGroups.json'), territoryInfo: fixture('territoryInfo.json'),
-  enLanguages: fixture('languages.json'), enScripts: fixture('scripts.json'),
+  enLanguages: fixture('languages.json'), enScripts: fixture('scripts.json'), aliases: fixture('aliases.json'),
+  native: { 'main/de/languages.json': fixture('native-de-languages.json'), 'main/en/languages.json': fixture('native-en-languages.json') },
+  countryCodes: pkg('cldr-core/supplemental/codeMappings.json'),
 });
 const realRaw = (): Raw => ({
   registry: pkg('language-subtag-registry/data/json/registry.json'), registryMeta: pkg('language-subtag-registry/data/json/meta.json'),
   languageData: pkg('cldr-core/supplemental/languageData.json'), languageGroups: pkg('cldr-core/supplemental/languageGroups.json'),
   territoryInfo: pkg('cldr-core/supplemental/territoryInfo.json'),
   enLanguages: pkg('cldr-localenames-full/main/en/languages.json'), enScripts: pkg('cldr-localenames-full/main/en/scripts.json'),
+  aliases: pkg('cldr-core/supplemental/aliases.json'),
+  native: Object.fromEntries(NATIVE_INPUT.files.map((f) => [f, pkg(`cldr-localenames-full/${f}`)])),
+  countryCodes: pkg('cldr-core/supplemental/codeMappings.json'),
 });
 /** The 250 ISO 3166-1 alpha-2 codes the geography/countries dataset is built from. */
 const CCA2 = new Set<string>(pkg('world-countries/countries.json').map((c: { cca2: string }) => c.cca2));
@@ -43,7 +49,7 @@ function build(raw: Raw) {
   const built = new Map<string, { records: any[]; resolve: (key: string) => string | undefined }>();
   for (const s of sources as DatasetSource<any>[]) {
     const sorted = orderRecords(s, s.normalise(raw));
-    const { keys } = generateDataset(s, sorted, []);
+    const { keys } = generateDataset(s, sorted, [], raw);
     const resolve = (key: string) => { const o = keys.get(key) ?? keys.get(aliasKey(key)); return o === undefined ? undefined : sorted[o].id; };
     built.set(s.id, { records: sorted, resolve });
   }
@@ -107,9 +113,19 @@ describe('languages (fixtures)', () => {
     expect([r('AT'), r('at'), r('419'), r('Latn'), r('LATN'), r('1901')]).toEqual(['region:AT', 'region:AT', 'region:419', 'script:Latn', 'script:Latn', 'variant:1901']);
     expect([r('yue'), r('extlang:yue')]).toEqual(['yue', 'extlang:yue']); // the language owns the bare code
     expect([r('i-klingon'), r('I-KLINGON'), r('zh-hant'), r('SGN-be-fr')]).toEqual(['i-klingon', 'i-klingon', 'zh-Hant', 'sgn-BE-FR']);
-    expect(r('Klingon')).toBeUndefined();
+    expect(r('Klingon')).toBe('tlh'); // the language's English name (the grandfathered i-klingon has none of its own)
     expect(languages.aliases!(get(lang, 'script:Latn'))).toEqual(['Latn']);
     expect(languages.aliases!(get(lang, 'i-klingon'))).toEqual([]); // its tag is its id
+  });
+
+  it('answers to ISO 639-2/3 codes and English and native names (CLDR languageAlias, own locale)', () => {
+    const r = lang.resolve;
+    expect([r('eng'), r('deu'), r('ger'), r('GER'), r('zho'), r('chi')]).toEqual(['en', 'de', 'de', 'de', 'zh', 'zh']);
+    expect([r('german'), r('Deutsch'), r('deutsch'), r('English')]).toEqual(['de', 'de', 'de', 'en']);
+    expect(get(lang, 'de')).toMatchObject({ native_name: 'Deutsch', iso639_codes: ['deu', 'ger'] });
+    expect(get(lang, 'sh').iso639_codes).toEqual([]); // sh → sr-Latn is a legacy replacement, not a name of sh
+    expect(get(lang, 'region:DE')).toMatchObject({ native_name: null, iso639_codes: [] });
+    expect(languages.search.fields).toEqual(expect.arrayContaining(['native_name', 'iso639_codes']));
   });
 
   it('joins CLDR scripts, groups, territories and names onto languages', () => {
@@ -194,6 +210,13 @@ describe('languages (real installed packages)', () => {
     expect([lang.resolve('DE'), lang.resolve('Latn'), lang.resolve('419')]).toEqual(['de', 'script:Latn', 'region:419']);
     expect(lang.records.filter((r) => r.type === 'language' && r.family === null && r.families.length).map((r) => r.id).sort())
       .toEqual(['bha', 'emx', 'iba', 'kjh', 'mhi', 'pld', 'rmq', 'sth', 'taj']);
+  });
+
+  it('answers to eng/deu/ger, german and Deutsch on the real data, and names ~300 languages natively', () => {
+    const r = lang.resolve;
+    expect([r('eng'), r('deu'), r('ger'), r('fra'), r('fre'), r('german'), r('Deutsch'), r('français'), r('日本語')]).toEqual(['en', 'de', 'de', 'fr', 'fr', 'de', 'de', 'fr', 'ja']);
+    expect(lang.records.filter((x) => x.native_name).length).toBeGreaterThan(280);
+    expect(lang.records.filter((x) => x.iso639_codes.length).length).toBeGreaterThan(150);
   });
 
   it('drops only territories that are not countries, and every link resolves', () => {

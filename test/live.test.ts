@@ -121,7 +121,7 @@ describe('fetching a plain live file (the Census subcounty totals, not mirrored)
       // fixture is not: here it comes through the same loopback upstream as a live input.
       const countiesSpec = { ...(population.inputs.counties as any), kind: 'live' as const };
       await fetchLive(countiesSpec, env);
-      const { reports, dist } = await build({ env, sources: [{ ...population, inputs: { counties: countiesSpec, subcounties: spec } }], log: quiet });
+      const { reports, dist } = await build({ env, sources: [{ ...population, inputs: { ...population.inputs, counties: countiesSpec, subcounties: spec } }], log: quiet });
       expect(reports[0].status).toBe('built');
       const manifest = JSON.parse(readFileSync(path.join(releaseDir(dist, readCurrent(dist)!), 'manifest.json'), 'utf8'));
       expect(manifest.datasets['population-demographics']).toMatchObject({ upstream_time: '2025-05-15T13:00:00.000Z', live: true });

@@ -133,6 +133,15 @@ describe('units', () => {
     const d = await call('/apis/units/convert?from=mile&value=1');
     expect(d.body.error).toMatchObject({ code: 'missing_parameter', details: { parameter: 'to' } });
   });
+  it('resolves typed symbols and plurals (mi, feet, km/h, mph, kWh) and converts compounds exactly', async () => {
+    expect((await call('/apis/units/mi')).body.data).toMatchObject({ id: 'mile', symbol: 'mi' });
+    expect((await call('/apis/units/feet')).body.data).toMatchObject({ id: 'foot' });
+    expect((await call('/apis/units/kWh')).body.data).toMatchObject({ id: 'kilowatt-hour', factor: '3600000' });
+    const a = await call(`/apis/units/convert?from=${encodeURIComponent('km/h')}&to=mph&value=100`);
+    expect(a.body.data).toMatchObject({ from: { id: 'kilometer-per-hour' }, to: { id: 'mile-per-hour' }, result_exact: '62.137119223733396962', exact: false });
+    expect((await call('/apis/units/convert?from=kWh&to=kJ&value=1')).body.data).toMatchObject({ result_exact: '3600', exact: true });
+    expect((await call('/apis/units/convert?from=lb&to=kg&value=1')).body.data).toMatchObject({ result_exact: '0.45359237', exact: true });
+  });
   it('lets the literal segment win over the path parameter', async () => {
     expect((await call('/apis/units/search?q=meter')).body.meta.q).toBe('meter');
     expect((await call('/apis/units/convert?from=m&to=km&value=1')).body.data.result_exact).toBe('0.001');

@@ -200,6 +200,26 @@ describe.skipIf(!haveMirror)(`real CrossWire modules ${NEEDS_MIRROR}`, () => {
     expect(asv[at('Matt 17:21')].text).toBe(''); // only a footnote in this edition
   });
 
+  it('ASV: the unmatched "[" before Selah is removed (the word stays); John 7:53–8:11 keeps its matched brackets', () => {
+    const asv = load('asv');
+    const at = (ref: string) => asv.find((v) => `${v.book} ${v.chapter}:${v.verse}` === ref)!.text;
+    expect(at('Ps 3:2')).toBe('Many there are that say of my soul, There is no help for him in God. Selah');
+    expect(at('Ps 9:16')).toMatch(/own hands\. Higgaion\. Selah$/);
+    expect(at('Ps 55:19')).toMatch(/of old, Selah The men/);
+    expect(asv.filter((v) => /Selah/.test(v.text))).toHaveLength(75); // 74 of them had the stray bracket
+    expect(asv.filter((v) => v.text.includes('[')).map((v) => `${v.book} ${v.chapter}:${v.verse}`)).toEqual(['John 7:53']);
+    expect(SWORD_TRANSLATIONS.find((t) => t.slug === 'asv')!.edition).toMatch(/normalised: the unmatched "\[" before Selah removed/);
+  });
+
+  it('YLT: no space before punctuation (658 verses had one where an italic span ended)', () => {
+    const ylt = load('ylt');
+    const at = (ref: string) => ylt.find((v) => `${v.book} ${v.chapter}:${v.verse}` === ref)!.text;
+    expect(at('Gen 2:10')).toMatch(/four chief rivers;$/);
+    expect(at('Gen 19:18')).toBe('And Lot saith unto them, `Not so, I pray thee, my lord;');
+    expect(ylt.filter((v) => /\s[,.;:?!]/.test(v.text))).toEqual([]);
+    expect(SWORD_TRANSLATIONS.find((t) => t.slug === 'ylt')!.edition).toMatch(/spaces before punctuation/);
+  });
+
   it.each([
     ['darby', 31099, true, 'In the beginning God created the heavens and the earth.'],
     ['webster', 31102, false, 'In the beginning God created the heaven and the earth.'],

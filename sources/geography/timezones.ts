@@ -26,6 +26,7 @@
  */
 import { defineSource } from '../contract.ts';
 import { PROVENANCE, checker, cmp, nullable, stringArray, uniqueSorted } from './common.ts';
+import { COUNTRY_CODES, COUNTRY_CODES_PROVENANCE, countryFilter } from '../vocabularies.ts';
 
 const c = checker('timezones');
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -223,18 +224,23 @@ export const timezonesSource = defineSource<TimezoneRecord>({
     + 'daylight-saving offsets under the latest rules of the release (not computed from any clock), abbreviations, '
     + 'countries and main cities. Zone names contain "/": request /apis/geography/timezones/Europe%2FBerlin. '
     + 'Link names (US/Pacific, Europe/Oslo) resolve to their zone.',
-  contractVersion: '0.1.0',
-  provenance: [PROVENANCE.tzdata, PROVENANCE.vvoTzdb],
+  contractVersion: '0.2.0',
+  provenance: [PROVENANCE.tzdata, PROVENANCE.vvoTzdb, COUNTRY_CODES_PROVENANCE],
   inputs: {
+    countryCodes: COUNTRY_CODES,
     tzdata: { kind: 'npm-file', package: 'tzdata', file: 'timezone-data.json', format: 'json' },
     vvoTzdb: { kind: 'npm-file', package: '@vvo/tzdb', file: 'raw-time-zones.json', format: 'json' },
   },
   pathParam: 'code',
-  pathParamDescription: 'IANA zone name with "/" percent-encoded (Europe%2FBerlin), or a link name (US%2FPacific), case-insensitively.',
+  pathParamDescription: 'IANA zone name, with "/" percent-encoded (Europe%2FBerlin) or as it is (Europe/Berlin), or a link name (US%2FPacific, CET), case-insensitively. '
+    + 'An abbreviation that is no tzdb name (PST, CEST) is a 400 ambiguous_id listing the zones that use it.',
+  pathSegments: 3, // America/Argentina/Buenos_Aires
+  ambiguousIds: 'abbreviation',
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
   search: { fields: ['id', 'aliases', 'alternative_name', 'main_cities', 'abbreviations'], boost: { id: 3, main_cities: 2 } },
   filters: [
-    { param: 'country', field: 'countries', description: 'Alpha-2 country code, e.g. DE', caseInsensitive: true },
+    countryFilter('country', 'countries', 'Alpha-2 country code, e.g. DE.'),
+    { param: 'abbreviation', field: 'abbreviations', description: 'tzdb abbreviation, e.g. CET or PST (the zones that use it)', caseInsensitive: true },
     { param: 'std_offset_minutes', field: 'std_offset_minutes', description: 'Standard offset in minutes, e.g. 60 or -300' },
   ],
   links: [{ field: 'countries', dataset: 'geography/countries' }],

@@ -41,13 +41,25 @@ interface ModuleSpec {
   markup?: Markup;
   /** Square brackets mark the print's italics (supplied words): drop them, keep the words. */
   italicBrackets?: boolean;
+  /** A reading-text normalisation of the cleaned verse, and what it does (appended to the edition string). */
+  normalise?: { apply: (text: string) => string; says: string };
 }
+
+/** YLT: the module leaves a space where an italic span met punctuation ("where thou art ,"): 658 verses. */
+const YLT_PUNCTUATION = { apply: (t: string) => t.replace(/\s+([,.;:?!])/g, '$1'), says: 'spaces before punctuation (658 verses) removed' };
+/**
+ * ASV: the 1901 print sets Selah (and Higgaion. Selah, Ps 9:16) apart with an opening
+ * bracket it never closes; in running text that reads as a stray "[" (76 places in 73
+ * psalm verses ending in it, two mid-verse). The bracket goes, the word stays. The matched
+ * brackets of John 7:53–8:11 are the print's own and stay.
+ */
+const ASV_SELAH = { apply: (t: string) => t.replace(/\[(?=(?:Higgaion\. )?Selah\b)/g, ''), says: 'the unmatched "[" before Selah removed' };
 
 const MODULES: ModuleSpec[] = [
   // OSIS with Strong's on <w lemma>; <transChange> edges lost their spaces in this build
-  // (the cleaner restores them). "[Selah" with one bracket is the 1901 print's own.
+  // (the cleaner restores them). "[Selah" with one bracket is the 1901 print's own (see ASV_SELAH).
   { slug: 'asv', module: 'ASV', abbreviation: 'ASV', sha256: '8f3d708510f7122a947a1c3eaa775a03c8ef5b1d456833abf506b78e689fcf18',
-    description: 'American Standard Version (1901)', version: '2.0', date: '2021-02-18', versification: 'KJV' },
+    description: 'American Standard Version (1901)', version: '2.0', date: '2021-02-18', versification: 'KJV', normalise: ASV_SELAH },
   // OSIS with Strong's and ~4,300 footnotes (dropped). Square brackets and the asterisks
   // in Ps 119 ("thy *word") are Darby's own printed marks and stay.
   { slug: 'darby', module: 'Darby', abbreviation: 'Darby', sha256: '5b9a8041f75a6189fc2d8cbe5f25204ff0d5cd237d7e1c842f2963fc7d04ab75',
@@ -59,7 +71,7 @@ const MODULES: ModuleSpec[] = [
   // GBF: only <FI>…<Fi> (italics, text kept) and <CM> (paragraph); no Strong's. The text
   // opens quotations with a backtick (`…'), as the electronic edition does: kept as is.
   { slug: 'ylt', module: 'YLT', abbreviation: 'YLT', sha256: 'd29610d52efb1979e106dfc21337e8f331e5d421c20836a183ea8656684e0892',
-    description: "Young's Literal Translation (1898)", version: '1.1', date: '2006-10-25', versification: 'KJV' },
+    description: "Young's Literal Translation (1898)", version: '1.1', date: '2006-10-25', versification: 'KJV', normalise: YLT_PUNCTUATION },
   // The conf has no SourceType (Plaintext), but osis2mod left OSIS <chapter>/<div>
   // milestones in the verses, so it is read as OSIS. Vulg versification, 73 books.
   { slug: 'douay-rheims', module: 'DRC', abbreviation: 'DRA', sha256: '1a7a01a07c6e15d66037aaf97a01877638cc8ba78b8369c39897d979a1bc83fe',
@@ -109,6 +121,7 @@ function reader(m: ModuleSpec) {
       const clean = cleanVerse(v.raw, markup, where);
       let text = clean.text;
       if (m.italicBrackets) text = text.replace(/[[\]]/g, '').replace(/\s+/g, ' ').trim();
+      if (m.normalise) text = m.normalise.apply(text);
       const verse: Verse = { book: v.book, chapter: v.chapter, verse: v.verse, text };
       if (clean.strongs.length) verse.strongs = clean.strongs;
       out.push(verse);
@@ -122,7 +135,7 @@ export const SWORD_TRANSLATIONS: TranslationSource[] = MODULES.map((m) => ({
   abbreviation: m.abbreviation,
   name: m.description,
   language: 'en',
-  edition: `CrossWire SWORD module ${m.module} version ${m.version} (${m.date})`,
+  edition: `CrossWire SWORD module ${m.module} version ${m.version} (${m.date})${m.normalise ? `; normalised: ${m.normalise.says}` : ''}`,
   versification: m.versification,
   provenance: [provenance(m)],
   inputs: { module: { kind: 'url', url: `${RAWZIP}${m.module}.zip`, sha256: m.sha256, format: 'buffer' } },

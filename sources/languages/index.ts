@@ -13,7 +13,9 @@
  * would be a dangling link, so it throws, as does any upstream shape not seen in the
  * pinned versions (registry 2025-08-25, CLDR 48).
  */
-import { defineSource, type Provenance } from './contract.ts';
+import { defineSource, type Provenance } from '../contract.ts';
+import { NATIVE_INPUT, iso639Codes, nativeNames } from './names.ts';
+import { COUNTRY_CODES, countryFilter } from '../vocabularies.ts';
 
 const EDITION = '2025-08-25', CLDR = '48'; // registry File-Date in language-subtag-registry 0.4.2; CLDR of 48.2.0
 const TYPES = ['language', 'extlang', 'script', 'region', 'variant', 'grandfathered', 'redundant'] as const;
@@ -164,11 +166,14 @@ const languageProps = {
   countries: strings('Languages only: ISO 3166-1 alpha-2 codes of countries where CLDR territoryInfo records the language'),
   official_in: strings('Languages only: the subset where CLDR marks it official or de facto official (not regional)'),
   name: { type: 'string', description: 'CLDR English name where CLDR has one, else the first registry description' },
+  native_name: nullable('string', { description: 'Languages only: the name in its own CLDR locale ("Deutsch"), where CLDR has the locale' }),
+  iso639_codes: strings('Languages only: ISO 639-2/T, 639-3 and 639-2/B three-letter codes of the language (CLDR languageAlias: eng; deu, ger)'),
 };
 export interface LanguageRecord {
   id: string; type: Type; subtag: string | null; tag: string | null; descriptions: string[]; added: string; deprecated: string | null;
   preferred_value: string | null; macrolanguage: string | null; suppress_script: string | null; scope: string | null; prefix: string[];
   comments: string[]; scripts: string[]; family: string | null; families: string[]; countries: string[]; official_in: string[]; name: string;
+  native_name: string | null; iso639_codes: string[];
 }
 
 export function normaliseLanguages(raw: Obj): LanguageRecord[] {
@@ -176,6 +181,7 @@ export function normaliseLanguages(raw: Obj): LanguageRecord[] {
   const cldrScripts = languageScripts(raw.languageData, rows), groups = languageGroups(raw.languageGroups, rows);
   const where = territoryLanguages(raw.territoryInfo, rows).byLanguage;
   const langNames = enNames(raw.enLanguages, 'languages'), scriptNames = enNames(raw.enScripts, 'scripts');
+  const alpha3 = iso639Codes(raw.aliases, new Set(rows.filter((r) => r.Type === 'language').map((r) => r.Subtag!))), native = nativeNames(raw.native);
   return rows.map((r) => {
     const code = (r.Subtag ?? r.Tag)!, lang = r.Type === 'language';
     const parents = lang ? groups.parents.get(code) ?? [] : [];
@@ -189,7 +195,7 @@ export function normaliseLanguages(raw: Obj): LanguageRecord[] {
       scripts: lang ? [...new Set([...(cldrScripts.get(code)?.primary ?? []), ...(suppress ? [suppress] : [])])] : [],
       family: parents.length === 1 ? parents[0] : null, families: lang ? groups.ancestors(code) : [],
       countries: lang ? sorted(where.get(code)?.countries ?? []) : [], official_in: lang ? sorted(where.get(code)?.official ?? []) : [],
-      name: cldrName ?? r.Description[0],
+      name: cldrName ?? r.Description[0], native_name: lang ? native.get(code) ?? null : null, iso639_codes: lang ? alpha3.get(code) ?? [] : [],
     });
   });
 }
@@ -251,22 +257,26 @@ const REGISTRY = { registry: reg('registry.json'), registryMeta: reg('meta.json'
 const ci = (param: string, description: string) => ({ param, field: param, description, caseInsensitive: true });
 
 const languages = defineSource<LanguageRecord>({
-  id: 'languages', title: 'Languages and BCP 47 subtags', contractVersion: '0.1.0',
+  id: 'languages', title: 'Languages and BCP 47 subtags', contractVersion: '0.2.0',
   description: 'Every entry of the IANA Language Subtag Registry (languages, extlangs, scripts, regions, variants, grandfathered and redundant tags), with CLDR scripts, language group and countries for languages.',
   provenance: [IANA, cldr('cldr-core 48.2.0 (supplemental languageData, languageGroups, territoryInfo) and cldr-localenames-full 48.2.0 (main/en languages, scripts)')],
   inputs: { ...REGISTRY, languageData: core('languageData.json'), languageGroups: core('languageGroups.json'), territoryInfo: core('territoryInfo.json'),
-    enLanguages: en('languages.json'), enScripts: en('scripts.json') },
+    enLanguages: en('languages.json'), enScripts: en('scripts.json'), aliases: core('aliases.json'), native: NATIVE_INPUT, countryCodes: COUNTRY_CODES },
   schema: schemaOf(languageProps),
-  search: { fields: ['subtag', 'tag', 'name', 'descriptions'], boost: { subtag: 5, tag: 5, name: 3, descriptions: 2 } },
+  search: { fields: ['subtag', 'tag', 'name', 'native_name', 'descriptions', 'iso639_codes'], boost: { subtag: 5, tag: 5, iso639_codes: 4, name: 3, native_name: 3, descriptions: 2 } },
   filters: [ci('type', 'Registry type: language, extlang, script, region, variant, grandfathered, redundant'),
     ci('scope', 'macrolanguage, collection, special or private-use'), ci('macrolanguage', 'Encompassing macrolanguage, e.g. zh'),
     ci('family', 'Nearest CLDR language group, e.g. gmw'), ci('families', 'Any CLDR language group above the language, e.g. gem for all Germanic languages'),
-    ci('scripts', 'Script subtag, e.g. Cyrl'), ci('countries', 'ISO 3166-1 alpha-2 country code, e.g. CH'), ci('official_in', 'Country where the language is official, e.g. CH')],
+    ci('scripts', 'Script subtag, e.g. Cyrl'), countryFilter('countries', 'countries', 'ISO 3166-1 alpha-2 country code, e.g. CH.'),
+    countryFilter('official_in', 'official_in', 'Country where the language is official, e.g. CH.')],
   links: [...['countries', 'official_in'].map((field) => ({ field, dataset: 'geography/countries' })),
     ...['family', 'families'].map((field) => ({ field, dataset: 'languages/families' })),
     ...['macrolanguage', 'suppress_script', 'scripts'].map((field) => ({ field, dataset: 'languages' }))],
   pathParam: 'code', pathParamDescription: 'Language subtag or registered tag (de, zh-Hant, i-klingon), a prefixed id (region:DE, script:Latn), or a bare subtag of another type (Latn, 419), case-insensitively; a language wins over a region of the same letters.',
-  aliases: (r) => [r.subtag ?? r.tag].filter((a): a is string => !!a && a !== r.id),
+  // a language also answers to its three-letter codes (eng, ger) and its English and native names (german, Deutsch);
+  // not to a name shaped like a region or script subtag ("Beng" is a language and the script Beng). Shared ones are dropped.
+  aliases: (r) => [...new Set([r.subtag ?? r.tag, ...r.iso639_codes, ...(r.type === 'language' ? [r.name, r.native_name] : [])
+    .filter((n) => n && !/^([a-z]{2}|[a-z]{4}|\d{3})$/i.test(n))])].filter((a): a is string => !!a && a !== r.id),
   // Registry order: by type, then code.
   order: (a, b) => TYPES.indexOf(a.type) - TYPES.indexOf(b.type),
   normalise: normaliseLanguages,
