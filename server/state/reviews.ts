@@ -45,7 +45,13 @@ export function withReviewLock<T>(dir: string, fn: () => T): T {
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = Number(readFileSync(lock, 'utf8').trim() || 0);
+      let holder = 0;
+      try {
+        holder = Number(readFileSync(lock, 'utf8').trim() || 0);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // released meanwhile: try again
+        throw e;
+      }
       if (holder && !pidAlive(holder)) { rmSync(lock, { force: true }); continue; }
       if (Date.now() > deadline) throw new Error(`reviews are locked by process ${holder || '?'} (${lock}); try again`);
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);

@@ -18,7 +18,6 @@ import { findBook, referenceOrdinal, verseItem, verseOrdinal, verseRecord, type 
 /** Longest study or morphology range (the spec: at most 100 verses). */
 export const MAX_STUDY_VERSES = 100;
 
-const ROLE_VALUES = SOURCE_ROLES.map((r) => r.toLowerCase());
 const REVIEW_VALUES = ['needs-review', 'unreviewed', 'verified', 'rejected'];
 const param = (name: string, description: string, values: readonly string[]): ParamSpec => ({
   name, description: `${description} One of: ${values.join(', ')}.`, schema: { type: 'string', minLength: 1, maxLength: 60 },
@@ -50,7 +49,6 @@ export function studyFilters(ctx: Ctx, summary: StudySummary): StudyFilters {
       absent_layers: summary.absent.filter((a) => a.role.toLowerCase() === role).map((a) => ({ id: a.id, reason: a.reason })),
     });
   }
-  void ROLE_VALUES;
   return {
     verifiedOnly: choose(ctx, 'verified_only', ['1', '0']) === '1',
     includeGenerated: choose(ctx, 'include_generated', ['1', '0']) !== '0',
