@@ -10,7 +10,8 @@
  *    routes have none): RSS before any study request, after touching every layer (a verse
  *    per layer and translation), and after touching every pack (worst case).
  * 3. Latency, sequential requests on loopback: warm /study verse (400 verses spread over
- *    the canon, each requested once to warm, then measured), and 100-verse /study ranges.
+ *    the canon, each requested once to warm, then measured), and 100-verse /study ranges,
+ *    on asv (its study adds the generated alignment panel) or else kjv.
  * Per layer: verse count, token count, status buckets (from /source-coverage).
  */
 import { spawn } from 'node:child_process';
@@ -32,12 +33,12 @@ if (!dist) {
   dist = tempDir('almanac-bench-study-');
   temp.push(dist);
   const env = { ...process.env, ALMANAC_DIST: dist };
-  const kjv = translationDataset(TRANSLATIONS.find((t) => t.slug === 'kjv')!);
+  const texts = TRANSLATIONS.filter((t) => ['kjv', 'asv'].includes(t.slug)).map(translationDataset);
   const t0 = performance.now();
   const r = await build({ env, sources: [studyDataset()], log: () => {} });
   const s = r.reports[0];
   console.log(`study layers build: ${s.seconds.toFixed(1)} s (${s.records} records, ${s.files} files, ${(s.bytes / 2 ** 20).toFixed(1)} MiB raw; whole run ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
-  await build({ env, sources: [kjv, studyDataset()], log: () => {} }); // the requests need a translation
+  await build({ env, sources: [...texts, studyDataset()], log: () => {} }); // the requests need translations
 }
 
 const state = tempDir('almanac-bench-study-state-');
@@ -69,27 +70,30 @@ try {
   const rssLayers = rss();
 
   // 400 verses spread over the kjv canon (every ~78th verse).
-  const books = (await get('/api/v1/books?translation=kjv')).body.data as { slug: string }[];
+  // asv when present: its study also carries the generated alignment panel (the heavier case).
+  const T = have.includes('asv') ? 'asv' : 'kjv';
+  const books = (await get(`/api/v1/books?translation=${T}`)).body.data as { slug: string }[];
   const refs: string[] = [];
   for (const b of books) {
-    const chapters = (await get(`/api/v1/text/kjv/${b.slug}`)).body.data.chapters as { chapter: number; verses: unknown[] }[];
+    const chapters = (await get(`/api/v1/text/${T}/${b.slug}`)).body.data.chapters as { chapter: number; verses: unknown[] }[];
     for (const c of chapters) for (let v = 1; v <= c.verses.length; v++) refs.push(`${b.slug}/${c.chapter}/${v}`);
   }
   const sample = refs.filter((_, i) => i % Math.floor(refs.length / 400) === 0).slice(0, 400);
-  for (const r of sample) await get(`/api/v1/study/kjv/${r}`);
+  for (const r of sample) await get(`/api/v1/study/${T}/${r}`);
   const verse = [];
-  for (const r of sample) verse.push((await get(`/api/v1/study/kjv/${r}`)).t);
+  for (const r of sample) verse.push((await get(`/api/v1/study/${T}/${r}`)).t);
   const ranges = [];
   for (let i = 0; i < 60; i++) {
     const start = refs[(i * 7919) % (refs.length - 100)].replace(/\//g, '.');
     const end = refs[(i * 7919) % (refs.length - 100) + 99].replace(/\//g, '.');
-    const url = `/api/v1/study/kjv/range?from=${start}&to=${end}`;
+    const url = `/api/v1/study/${T}/range?from=${start}&to=${end}`;
     await get(url); // warm
     ranges.push((await get(url)).t);
   }
   const rssAll = rss();
-  console.log(`warm /study verse (${verse.length} verses): p50 ${ms(quantile(verse, 0.5))} p90 ${ms(quantile(verse, 0.9))} p99 ${ms(quantile(verse, 0.99))}`);
-  console.log(`warm 100-verse /study range (${ranges.length} ranges): p50 ${ms(quantile(ranges, 0.5))} p90 ${ms(quantile(ranges, 0.9))} p99 ${ms(quantile(ranges, 0.99))}`);
+  console.log(`load average while measuring: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')} (2 cores, shared)`);
+  console.log(`warm /study/${T} verse (${verse.length} verses): p50 ${ms(quantile(verse, 0.5))} p90 ${ms(quantile(verse, 0.9))} p99 ${ms(quantile(verse, 0.99))}`);
+  console.log(`warm 100-verse /study/${T} range (${ranges.length} ranges): p50 ${ms(quantile(ranges, 0.5))} p90 ${ms(quantile(ranges, 0.9))} p99 ${ms(quantile(ranges, 0.99))}`);
   console.log(`server RSS: ${rss0.toFixed(0)} MiB before study requests, ${rssLayers.toFixed(0)} MiB with every layer touched (+${(rssLayers - rss0).toFixed(0)}), ${rssAll.toFixed(0)} MiB after the 400-verse sample and ranges (+${(rssAll - rss0).toFixed(0)})`);
   const cov = (await get('/api/v1/source-coverage')).body.data;
   for (const l of cov.layers) console.log(`  ${l.id.padEnd(20)} verses ${String(l.verses).padStart(6)} tokens ${String(l.word_tokens).padStart(7)} ${JSON.stringify(l.token_statuses)}`);

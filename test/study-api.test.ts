@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { STUDY_DATASET, type StudyRecord, type StudySummary } from '../sources/scripture/study/dataset.ts';
+import type { StoredPanel } from '../sources/scripture/study/tokens.ts';
 import { Release } from '../server/release.ts';
 import { runReview } from '../server/review-cli.ts';
 import { ReviewStore } from '../server/state/reviews.ts';
@@ -150,7 +151,7 @@ describe('/source-texts and /source-coverage', () => {
     const recount = new Map<string, { tokens: number; refs: Set<string> }>();
     for (let o = 0; o < info.records; o++) {
       const r = JSON.parse(rel.record(STUDY_DATASET, o).toString()) as StudyRecord;
-      for (const p of r.panels) {
+      for (const p of [...r.panels, ...Object.values(r.aligned ?? {}).map((s) => JSON.parse(s) as StoredPanel)]) {
         const c = recount.get(p.layer) ?? recount.set(p.layer, { tokens: 0, refs: new Set() }).get(p.layer)!;
         // A layer verse shared by two KJV verses (partial mappings) is stored twice but counted once.
         const fresh = p.refs.filter((x) => !c.refs.has(x));

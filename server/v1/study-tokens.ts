@@ -9,7 +9,7 @@ import type { LayerMeta } from '../../sources/scripture/study/layer.ts';
 import { decodeMorphGnt } from '../../sources/scripture/study/morph-morphgnt.ts';
 import { decodeOshb } from '../../sources/scripture/study/morph-oshb.ts';
 import { decodeRobinson } from '../../sources/scripture/study/morph-robinson.ts';
-import { CONFIDENCES, GENERATED, STATUSES, tokenId, type TokenTuple } from '../../sources/scripture/study/tokens.ts';
+import { CONFIDENCES, GENERATED, STATUSES, tokenId, type StoredPanel, type TokenTuple } from '../../sources/scripture/study/tokens.ts';
 import type { ReviewStore } from '../state/reviews.ts';
 
 export interface StudyFilters {
@@ -84,7 +84,9 @@ export function panelsOf(record: StudyRecord, translation: string, reference: st
   const flat = sources.flatMap((p) => p.tokens.map((t, i) => ({ p, t: t as TokenTuple, ref: p.refs[p.ref_of?.[i] ?? 0] })));
   const links = (i: number) => (flat[i] ? tokenId(flat[i].p.layer, flat[i].ref, flat[i].t[0]) : undefined);
   const out: Record<string, unknown>[] = [];
-  for (const p of record.panels) {
+  const own = Object.keys(ALIGNMENT_OF).find((l) => ALIGNMENT_OF[l] === translation);
+  const aligned = own && record.aligned?.[own] ? [JSON.parse(record.aligned[own]) as StoredPanel] : [];
+  for (const p of [...record.panels, ...aligned]) {
     const layer = layers.get(p.layer);
     if (!layer) continue;
     if (layer.generated && ALIGNMENT_OF[p.layer] !== translation) continue;
@@ -100,7 +102,8 @@ export function panelsOf(record: StudyRecord, translation: string, reference: st
       layer: layer.id, name: layer.name, language: layer.language, generated: layer.generated, reference, study_key: record.id,
       source_text: { id: layer.id, name: layer.name, source_role: layer.role, kind: layer.kind, language: layer.language, version: layer.version },
       source_reference: p.refs.join(','), source_references: p.refs,
-      licence: layer.provenance.map((x) => x.licence), sources: layer.provenance,
+      // Attribution once per response (meta.sources), not once per panel of a 100-verse range.
+      licence: layer.provenance.map((x) => x.licence),
       tokens_total: p.tokens.length, token_count: tokens.length, tokens,
     });
   }
