@@ -91,6 +91,11 @@ export class ReviewStore {
     this.stamp = stamp;
   }
 
+  /** Changes whenever the file does: part of the key of cached study panels. */
+  get version(): string {
+    return this.stamp;
+  }
+
   get(token: string): TokenReview | undefined {
     return Object.hasOwn(this.data.reviews, token) ? this.data.reviews[token] : undefined;
   }

@@ -128,12 +128,13 @@ function studyReply(ctx: Parameters<Handler>[0], endpoint: string, study: boolea
     api_version: 'v1', endpoint, data_policy: DATA_POLICY, namespaces: NAMESPACES, filters, ...extra,
     data_release: info.data_release, study_release: studyDs.data_release, sources: [...info.provenance, ...studyDs.provenance],
   };
-  const data = { references: verses.map((v) => v.reference), panels: verses.reduce((n, v) => n + v.panels.length, 0) };
-  const panels = verses.flatMap((v) => v.panels);
-  const body = study
-    ? { meta, translation: { slug: t.slug, abbreviation: t.summary.abbreviation }, book: { slug: b.slug, name: b.name }, data, readable_text: readable(ctx, t, verses), source_panels: panels }
-    : { meta, data, source_panels: panels };
-  return { kind: 'json', body: JSON.stringify(body) };
+  const data = { references: verses.map((v) => v.reference), panels: verses.reduce((n, v) => n + v.count, 0) };
+  // Panels arrive serialized (cached per verse); spliced in rather than parsed and re-serialized.
+  const panels = `[${verses.filter((v) => v.count).map((v) => v.panels.slice(1, -1)).join(',')}]`;
+  const head = study
+    ? { meta, translation: { slug: t.slug, abbreviation: t.summary.abbreviation }, book: { slug: b.slug, name: b.name }, data, readable_text: readable(ctx, t, verses) }
+    : { meta, data };
+  return { kind: 'json', body: `${JSON.stringify(head).slice(0, -1)},"source_panels":${panels}}` };
 }
 const studyRoute = (ns: 'study' | 'morphology', what: string): Route[] => {
   const study = ns === 'study';

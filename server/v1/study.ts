@@ -11,6 +11,7 @@ import { STATUSES } from '../../sources/scripture/study/tokens.ts';
 import { ApiError } from '../errors.ts';
 import type { Ctx } from '../handlers.ts';
 import type { ParamSpec } from '../query.ts';
+import { Lru } from '../release.ts';
 import { reviewsIn } from '../state/reviews.ts';
 import { layerTable, panelsOf, type StudyFilters } from './study-tokens.ts';
 import { findBook, referenceOrdinal, verseItem, verseOrdinal, verseRecord, type Translation } from './text.ts';
@@ -74,7 +75,15 @@ function studyRecord(ctx: Ctx, t: Translation, r: { book: string; chapter: numbe
   return ord === undefined ? null : (JSON.parse(ctx.release.record(STUDY_DATASET, ord).toString('utf8')) as StudyRecord);
 }
 
-export interface StudyVerse { ord: number; reference: string; panels: Record<string, unknown>[] }
+/** A verse's panels, already serialized (`[...]`), and how many there are. */
+export interface StudyVerse { ord: number; reference: string; panels: string; count: number }
+
+/**
+ * Serialized panels by release, verse, translation, filters and review-file version.
+ * Expanding a verse's tuples into token objects and serializing them is most of a study
+ * request's work; a review changes the version, so a cached panel never hides one.
+ */
+const panelCache = new Lru<[string, number]>(Number(process.env.ALMANAC_STUDY_CACHE_MB ?? 64) * 2 ** 20);
 
 function studyOf(ctx: Ctx, t: Translation, ords: number[]): StudyVerse[] {
   const { summary } = studyInfo(ctx);
@@ -82,10 +91,18 @@ function studyOf(ctx: Ctx, t: Translation, ords: number[]): StudyVerse[] {
   const reviews = reviewsIn(ctx.quota.dir);
   reviews.reload();
   const layers = layerTable(summary);
+  const fkey = `${f.verifiedOnly}|${f.includeGenerated}|${f.role}|${f.confidence}|${f.reviewStatus}|${reviews.version}`;
   return ords.map((ord) => {
     const v = verseRecord(ctx, t, ord);
-    const rec = studyRecord(ctx, t, v);
-    return { ord, reference: v.id, panels: rec ? panelsOf(rec, t.slug, v.id, layers, f, reviews) : [] };
+    const key = `${ctx.release.id}|${t.slug}|${v.id}|${fkey}`;
+    let hit = panelCache.get(key);
+    if (!hit) {
+      const rec = studyRecord(ctx, t, v);
+      const panels = rec ? panelsOf(rec, t.slug, v.id, layers, f, reviews) : [];
+      hit = [JSON.stringify(panels), panels.length];
+      panelCache.set(key, hit, hit[0].length * 2 + key.length);
+    }
+    return { ord, reference: v.id, panels: hit[0], count: hit[1] };
   });
 }
 
