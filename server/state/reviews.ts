@@ -5,7 +5,8 @@
  * never half of one. Every change is a read-modify-write under `reviews.lock`, a lock
  * file created with O_EXCL: two review commands at once cannot lose each other's
  * change; the second waits (up to 5 s) and then refuses. A lock left by a killed
- * process is taken over once its pid is gone.
+ * process is taken over once its pid is gone (two commands taking over the same stale
+ * lock at the same instant could both proceed: a known limit, only after a crash).
  *
  * The lock is deliberately self-contained here; a generic state-folder lock for keys is
  * being added elsewhere in server/state and the two should be unified.
