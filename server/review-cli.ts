@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { isMain } from '../pipeline/cli.ts';
 import { distDir, stateDir } from '../pipeline/paths.ts';
 import { STUDY_DATASET, type StudyRecord, type StudySummary } from '../sources/scripture/study/dataset.ts';
+import { ALIGNMENT_OF } from '../sources/scripture/study/english.ts';
 import { STATUSES } from '../sources/scripture/study/tokens.ts';
 import { Release } from './release.ts';
 import { ReviewStore } from './state/reviews.ts';
@@ -45,7 +46,7 @@ function findToken(env: NodeJS.ProcessEnv, reviews: ReviewStore, id: string) {
   const ord = s.release.lookup(STUDY_DATASET, `${m[1]}:${m[2]}`) ?? s.release.lookup(STUDY_DATASET, m[2]);
   for (const o of ord === undefined ? [] : [ord]) {
     const rec = JSON.parse(s.release.record(STUDY_DATASET, o).toString('utf8')) as StudyRecord;
-    for (const slug of ['', 'asv', 'darby', 'web-catholic']) {
+    for (const slug of [ALIGNMENT_OF[m[1]] ?? '']) {
       for (const p of panelsOf(rec, slug, rec.id, s.layers, ALL, reviews)) {
         const tok = (p.tokens as Record<string, unknown>[]).find((t) => t.id === id);
         if (tok) return tok;
@@ -70,10 +71,12 @@ export function runReview(argv: string[], env: NodeJS.ProcessEnv = process.env, 
       const s = openStudy(env);
       if (values.source && !s.layers.has(values.source)) throw new Error(`--source must be one of ${[...s.layers.keys()].join(', ')}`);
       let shown = 0;
+      // A generated layer shows only in its own translation's study: expand just the views needed.
+      const slugs = values.source ? [ALIGNMENT_OF[values.source] ?? ''] : ['', ...Object.values(ALIGNMENT_OF)];
       for (let o = 0; o < s.info.records && shown < limit; o++) {
         const rec = JSON.parse(s.release.record(STUDY_DATASET, o).toString('utf8')) as StudyRecord;
         if (values.book && rec.book !== values.book.toLowerCase()) continue;
-        for (const slug of ['', 'asv', 'darby', 'web-catholic']) {
+        for (const slug of slugs) {
           for (const p of panelsOf(rec, slug, rec.id, s.layers, ALL, reviews)) {
             if ((values.source && p.layer !== values.source) || (slug && !String(p.layer).startsWith('align-'))) continue;
             for (const t of p.tokens as Record<string, unknown>[]) {
