@@ -76,6 +76,13 @@ export function isDatasetFile(ds: string, rel: string): boolean {
   return /^search(\.\d+)?\.json$/.test(rest) || /^(packs|keys|filters|columns|terms)\/[^/]+$/.test(rest);
 }
 
+/**
+ * Whether a release file gets .br/.gz variants. The study dataset's packs and buckets
+ * (~110 MB raw) are only ever read by the server, which builds each study response from
+ * them, never sent as files: compressing them cost ~100 s of build time for nothing.
+ */
+export const precompressed = (rel: string) => !rel.startsWith('bible-study/');
+
 export const packOf = (ordinal: number) => Math.floor(ordinal / PACK_SIZE);
 export const bucketCount = (keys: number) => Math.max(1, Math.ceil(keys / KEYS_PER_BUCKET));
 

@@ -10,7 +10,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { sha256 } from './inputs.ts';
-import { COMPRESS_MIN_BYTES, MANIFEST, currentPointer, releaseDir, releasesDir } from './paths.ts';
+import { COMPRESS_MIN_BYTES, MANIFEST, precompressed, currentPointer, releaseDir, releasesDir } from './paths.ts';
 import type { OutFile } from './shards.ts';
 
 export interface FileEntry {
@@ -59,7 +59,7 @@ export class ReleaseWriter {
     mkdirSync(path.dirname(target), { recursive: true });
     writeFileSync(target, f.content);
     const entry: FileEntry = { size: f.content.length, sha256: sha256(f.content) };
-    if (f.content.length >= COMPRESS_MIN_BYTES) {
+    if (f.content.length >= COMPRESS_MIN_BYTES && precompressed(f.path)) {
       const br = brotli(f.content);
       const gz = gzipSync(f.content, { level: 9 });
       writeFileSync(`${target}.br`, br);

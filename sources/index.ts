@@ -29,6 +29,7 @@ import mythology from './mythology/index.ts';
 import weatherAlerts from './weather-alerts.ts';
 import { translationDataset } from './scripture/dataset.ts';
 import { TRANSLATIONS } from './scripture/index.ts';
+import { studyDataset } from './scripture/study/dataset.ts';
 
 /** Platform datasets, each served under /apis/<id>. */
 export const SOURCES: DatasetSource<any>[] = [
@@ -41,5 +42,5 @@ export const SOURCES: DatasetSource<any>[] = [
   aviation, historicalEvents, historicalPeople, mythology,
 ];
 
-/** Everything the build makes: the platform datasets and one dataset per translation. */
-export const ALL_SOURCES: DatasetSource<any>[] = [...SOURCES, ...TRANSLATIONS.map(translationDataset)];
+/** Everything the build makes: the platform datasets, one dataset per translation, and the word-study layers. */
+export const ALL_SOURCES: DatasetSource<any>[] = [...SOURCES, ...TRANSLATIONS.map(translationDataset), studyDataset()];

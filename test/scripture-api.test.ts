@@ -159,7 +159,7 @@ describe('bad input', () => {
     [`/api/v1/search?translation=kjv&q=${'a'.repeat(201)}`, 400, 'invalid_parameter'],
     ['/api/v1/search?q=love', 400, 'missing_parameter'],
     ['/api/v1/books?translation=kjv&colour=red', 400, 'unknown_parameter'],
-    ['/api/v1/study/kjv/john/3/16', 404, 'not_found'],
+    ['/api/v1/study/kjv/john/3/99', 404, 'verse_not_found'],
   ];
   for (const [path, status, code] of cases) {
     it(`${path.slice(0, 70)} → ${status} ${code}`, async () => {

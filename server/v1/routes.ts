@@ -17,6 +17,8 @@ import {
 } from './text.ts';
 import { ApiError } from '../errors.ts';
 import type { BookSummary } from '../../sources/scripture/dataset.ts';
+import { STUDY_DATASET } from '../../sources/scripture/study/dataset.ts';
+import { FILTER_PARAMS, MAX_STUDY_VERSES, STUDY_RESPONSE, rangeStudy, readable, sourceCoverage, sourceTexts, studyInfo, verseStudy, type StudyVerse } from './study.ts';
 
 const DATA_POLICY = {
   readable_text: 'Only public-domain translations are served as readable text.',
@@ -111,6 +113,50 @@ const ENVELOPE: SchemaObject = {
 };
 
 const base = { tag: 'scripture', auth: true } as const;
+
+/**
+ * Study and morphology bodies. Study: `translation`, `book`, `readable_text` (the
+ * translation's verses) and `source_panels`; morphology: only `source_panels` (and the
+ * references in `data`). Not response-cached: a review shows at once.
+ */
+function studyReply(ctx: Parameters<Handler>[0], endpoint: string, study: boolean, b: BookSummary, verses: StudyVerse[], extra: Record<string, unknown> = {}): Reply {
+  const t = translation(ctx, ctx.params.translation);
+  const info = ctx.release.datasets.get(t.ds)!;
+  const studyDs = ctx.release.datasets.get(STUDY_DATASET)!;
+  const filters = Object.fromEntries(FILTER_PARAMS.map((p) => [p.name, ctx.query[p.name] ?? null]));
+  const meta = {
+    api_version: 'v1', endpoint, data_policy: DATA_POLICY, namespaces: NAMESPACES, filters, ...extra,
+    data_release: info.data_release, study_release: studyDs.data_release, sources: [...info.provenance, ...studyDs.provenance],
+  };
+  const data = { references: verses.map((v) => v.reference), panels: verses.reduce((n, v) => n + v.count, 0) };
+  // Panels arrive serialized (cached per verse); spliced in rather than parsed and re-serialized.
+  const panels = `[${verses.filter((v) => v.count).map((v) => v.panels.slice(1, -1)).join(',')}]`;
+  const head = study
+    ? { meta, translation: { slug: t.slug, abbreviation: t.summary.abbreviation }, book: { slug: b.slug, name: b.name }, data, readable_text: readable(ctx, t, verses) }
+    : { meta, data };
+  return { kind: 'json', body: `${JSON.stringify(head).slice(0, -1)},"source_panels":${panels}}` };
+}
+const studyRoute = (ns: 'study' | 'morphology', what: string): Route[] => {
+  const study = ns === 'study';
+  return [
+    { ...base, dataset: STUDY_DATASET, cache: false, path: `${V1}/${ns}/{translation}/range`, operationId: `${ns}Range`,
+      summary: `${what} for a verse range (at most ${MAX_STUDY_VERSES} verses)`, pathParams: [T], query: [REF('from'), REF('to'), ...FILTER_PARAMS], response: STUDY_RESPONSE,
+      handler: (ctx) => {
+        const { b, verses } = rangeStudy(ctx, translation(ctx, ctx.params.translation));
+        return studyReply(ctx, `${ns}.range`, study, b, verses, { range: { from: verses[0].reference, to: verses[verses.length - 1].reference, verses: verses.length } });
+      } },
+    { ...base, dataset: STUDY_DATASET, cache: false, path: `${V1}/${ns}/{translation}/{book}/{chapter}/{verse}`, operationId: `${ns}Verse`,
+      summary: `${what} for one verse`, pathParams: [T, B, C, V], query: FILTER_PARAMS, response: STUDY_RESPONSE,
+      handler: (ctx) => {
+        const { b, verses } = verseStudy(ctx, translation(ctx, ctx.params.translation));
+        return studyReply(ctx, `${ns}.verse`, study, b, verses);
+      } },
+  ];
+};
+const studyMeta = (ctx: Parameters<Handler>[0], endpoint: string) => {
+  const { info } = studyInfo(ctx);
+  return { api_version: 'v1', endpoint, data_policy: DATA_POLICY, namespaces: NAMESPACES, data_release: info.data_release, sources: info.provenance };
+};
 const textRoutes = (prefix: string, ns: string, summary: string): Route[] => [
   { ...base, path: `${prefix}/range`, operationId: `${ns}Range`, summary: `${summary}: verse range (at most ${MAX_RANGE_VERSES} verses)`, pathParams: [T], query: [REF('from'), REF('to')], response: ENVELOPE, handler: range(`${ns}.range`) },
   { ...base, path: `${prefix}/{book}`, operationId: `${ns}Book`, summary: `${summary}: whole book, by chapter`, pathParams: [T, B], query: [], response: ENVELOPE, handler: wholeBook(`${ns}.book`) },
@@ -161,6 +207,16 @@ export const V1_ROUTES: Route[] = [
         : null;
       return envelope(ctx, 'search', data, t, undefined, { q: ctx.query.q, total: hits.length, limit, offset, next, order: 'relevance' });
     },
+  },
+  ...studyRoute('study', 'Readable text plus source panels with word tokens'),
+  ...studyRoute('morphology', 'Source panels and tokens only'),
+  {
+    ...base, dataset: STUDY_DATASET, path: `${V1}/source-texts`, operationId: 'v1SourceTexts', summary: 'Every study layer, present or absent (with the reason)', pathParams: [], query: [], response: ENVELOPE,
+    handler: (ctx) => ({ kind: 'json', body: JSON.stringify({ meta: studyMeta(ctx, 'source-texts'), data: sourceTexts(studyInfo(ctx).summary) }) }),
+  },
+  {
+    ...base, dataset: STUDY_DATASET, cache: false, path: `${V1}/source-coverage`, operationId: 'v1SourceCoverage', summary: 'Coverage, token status buckets, review maturity and phase-5 (review) state per layer and in total', pathParams: [], query: [], response: ENVELOPE,
+    handler: (ctx) => ({ kind: 'json', body: JSON.stringify({ meta: studyMeta(ctx, 'source-coverage'), data: sourceCoverage(ctx, studyInfo(ctx).summary) }) }),
   },
   ...textRoutes(`${V1}/text/{translation}`, 'text', 'Text'),
   ...textRoutes(`${V1}/{translation}`, 'alias', 'Compatibility alias'),

@@ -1,0 +1,131 @@
+/**
+ * Token reviews: a person verifies or rejects a study token with a note. Stored in one
+ * small JSON file under ALMANAC_STATE_DIR (`reviews.json`), replaced atomically (temp
+ * file, fsync, rename: writeFileDurable), so a kill -9 leaves the old or the new file,
+ * never half of one. Every change is a read-modify-write under `reviews.lock`, a lock
+ * file created with O_EXCL: two review commands at once cannot lose each other's
+ * change; the second waits (up to 5 s) and then refuses. A lock left by a killed
+ * process is taken over once its pid is gone (two commands taking over the same stale
+ * lock at the same instant could both proceed: a known limit, only after a crash).
+ *
+ * The lock is deliberately self-contained here; a generic state-folder lock for keys is
+ * being added elsewhere in server/state and the two should be unified.
+ *
+ * The server re-reads the file when its mtime or size changes (a stat per study
+ * request), so a review shows in the API at once, without a rebuild.
+ */
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { writeFileDurable } from './atomic.ts';
+
+export type ReviewDecision = 'verified' | 'rejected';
+export interface ReviewEvent { decision: ReviewDecision; note: string; reviewer: string; at: string }
+export interface TokenReview extends ReviewEvent { token: string; history: ReviewEvent[] }
+interface ReviewFile { version: 1; reviews: Record<string, TokenReview> }
+
+const LOCK_WAIT_MS = 5000;
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Runs `fn` holding `<dir>/reviews.lock`; throws if another live process holds it past the wait. */
+export function withReviewLock<T>(dir: string, fn: () => T): T {
+  const lock = path.join(dir, 'reviews.lock');
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      const fd = openSync(lock, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      let holder = 0;
+      try {
+        holder = Number(readFileSync(lock, 'utf8').trim() || 0);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // released meanwhile: try again
+        throw e;
+      }
+      if (holder && !pidAlive(holder)) { rmSync(lock, { force: true }); continue; }
+      if (Date.now() > deadline) throw new Error(`reviews are locked by process ${holder || '?'} (${lock}); try again`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+export class ReviewStore {
+  readonly file: string;
+  private data: ReviewFile = { version: 1, reviews: {} };
+  private stamp = '';
+
+  constructor(readonly dir: string) {
+    mkdirSync(dir, { recursive: true });
+    this.file = path.join(dir, 'reviews.json');
+    this.reload();
+  }
+
+  /** Re-reads the file if it changed (mtime or size) since the last read. */
+  reload() {
+    if (!existsSync(this.file)) {
+      this.data = { version: 1, reviews: {} };
+      this.stamp = '';
+      return;
+    }
+    const st = statSync(this.file);
+    const stamp = `${st.mtimeMs}:${st.size}:${st.ino}`;
+    if (stamp === this.stamp) return;
+    const parsed = JSON.parse(readFileSync(this.file, 'utf8')) as ReviewFile;
+    if (parsed.version !== 1 || typeof parsed.reviews !== 'object') throw new Error(`${this.file}: not a reviews file`);
+    this.data = parsed;
+    this.stamp = stamp;
+  }
+
+  /** Changes whenever the file does: part of the key of cached study panels. */
+  get version(): string {
+    return this.stamp;
+  }
+
+  get(token: string): TokenReview | undefined {
+    return Object.hasOwn(this.data.reviews, token) ? this.data.reviews[token] : undefined;
+  }
+
+  all(): TokenReview[] {
+    return Object.values(this.data.reviews);
+  }
+
+  /** Records a decision (read-modify-write under the lock) and returns the token's review. */
+  decide(token: string, decision: ReviewDecision, note: string, reviewer: string, now = new Date()): TokenReview {
+    if (!note.trim()) throw new Error('a review needs a note (--note "…")');
+    return withReviewLock(this.dir, () => {
+      this.stamp = '';
+      this.reload();
+      const event: ReviewEvent = { decision, note: note.trim(), reviewer, at: now.toISOString() };
+      const prev = this.get(token);
+      const review: TokenReview = { token, ...event, history: [...(prev?.history ?? []), event] };
+      const next: ReviewFile = { version: 1, reviews: { ...this.data.reviews, [token]: review } };
+      writeFileDurable(this.file, JSON.stringify(next, null, 1) + '\n');
+      this.data = next;
+      return review;
+    });
+  }
+}
+
+const stores = new Map<string, ReviewStore>();
+/** The review store of a state folder, shared by every request of a server. */
+export function reviewsIn(dir: string): ReviewStore {
+  let s = stores.get(dir);
+  if (!s) stores.set(dir, (s = new ReviewStore(dir)));
+  return s;
+}

@@ -1,0 +1,205 @@
+/**
+ * The study dataset: every layer's tokens gathered under one record per verse, keyed by
+ * the verse's KJV-style study key (`gen.1.1`; see versification.ts), in canon order.
+ * A study or morphology lookup of one verse is then one key bucket and one pack (two
+ * files), whatever the number of layers. Records built by the generic pipeline like any
+ * dataset (validated, packed, hashed into the manifest); the summary carries the
+ * per-layer counts /source-texts and /source-coverage serve, counted here once.
+ */
+import { defineSource, type DatasetSource, type InputSpec } from '../../contract.ts';
+import { readVerseMap } from '../../readers/oshb.ts';
+import { BOOKS, versification } from '../books.ts';
+import { ENGLISH_LAYERS } from './english.ts';
+import { byzantineLayer, sblgntLayer } from './greek.ts';
+import { ABSENT_LAYERS, type LayerMeta, type LayerVerse, type ReadContext, type StudyLayer } from './layer.ts';
+import { LEXICON_INPUTS, LEXICON_PROVENANCE, Lexicon } from './lexicon.ts';
+import { oshbLayer } from './oshb.ts';
+import { peshittaLayer, vulgateLayer } from './sword-layers.ts';
+import { STATUSES, type StoredPanel, type TokenTuple } from './tokens.ts';
+import { HebrewMap, key, studyKeys, vulgatePsalmToHebrew, type Ref } from './versification.ts';
+
+export const STUDY_DATASET = 'bible-study';
+/** Source layers first (OSHB before the Greek, whose tokens the alignment needs), generated last. */
+export const STUDY_LAYERS: StudyLayer[] = [oshbLayer, sblgntLayer, byzantineLayer, vulgateLayer, peshittaLayer, ...ENGLISH_LAYERS];
+
+export interface StudyRecord {
+  id: string;
+  book: string;
+  chapter: number;
+  verse: number;
+  panels: StoredPanel[];
+  /**
+   * Generated alignment panels by layer, each kept as a JSON string: a study shows only
+   * its own translation's, so the others are never parsed (they are half the bytes).
+   */
+  aligned?: Record<string, string>;
+  /** Strong's number → short gloss, for the numbers this record's tokens carry. */
+  glosses: Record<string, string>;
+}
+
+export interface LayerCount {
+  verses: number;
+  tokens: number;
+  token_statuses: Record<string, number>;
+  confidence: Record<string, number>;
+  canon_coverage: Record<'old' | 'new' | 'apocrypha', { verses: number }>;
+}
+export interface StudySummary {
+  layers: (LayerMeta & { present: true; counts: LayerCount })[];
+  absent: { id: string; name: string; language: string; role: string; kind: string; canon: string[]; reason: string }[];
+  records: number;
+}
+
+const ORDER = new Map(BOOKS.map((b, i) => [b.osis.toLowerCase(), i]));
+const GROUP = new Map(BOOKS.map((b) => [b.osis.toLowerCase(), b.group]));
+const emptyCount = (): LayerCount => ({
+  verses: 0, tokens: 0, token_statuses: Object.fromEntries(STATUSES.map((s) => [s, 0])), confidence: { high: 0, medium: 0, low: 0 },
+  canon_coverage: { old: { verses: 0 }, new: { verses: 0 }, apocrypha: { verses: 0 } },
+});
+
+export function studyDataset(layers: StudyLayer[] = STUDY_LAYERS): DatasetSource<StudyRecord> {
+  let summary: StudySummary = { layers: [], absent: [], records: 0 };
+  const inputs: Record<string, InputSpec> = {
+    ...LEXICON_INPUTS,
+    verseMap: { kind: 'npm-file', package: 'morphhb', file: 'wlc/VerseMap.xml', format: 'text' },
+  };
+  for (const l of layers) Object.assign(inputs, l.inputs);
+  const metas = layers.flatMap((l) => l.layers);
+  return defineSource<StudyRecord>({
+    id: STUDY_DATASET,
+    title: 'Scripture word-study layers',
+    description: 'Source-language and tradition layers with word tokens, lemmas, Strong\'s numbers, morphology and generated English alignment.',
+    contractVersion: '0.1.0',
+    provenance: [...new Map([...metas.flatMap((m) => m.provenance), LEXICON_PROVENANCE].map((p) => [p.name, p])).values()],
+    inputs,
+    schema: {
+      type: 'object', additionalProperties: false, required: ['id', 'book', 'chapter', 'verse', 'panels', 'glosses'],
+      properties: {
+        id: { type: 'string', pattern: '^[0-9a-z]+\\.[1-9][0-9]*\\.[0-9]+$' },
+        book: { type: 'string' }, chapter: { type: 'integer', minimum: 1 }, verse: { type: 'integer', minimum: 0 },
+        aligned: { type: 'object', additionalProperties: { type: 'string' } },
+        panels: {
+          type: 'array',
+          items: {
+            type: 'object', additionalProperties: false, required: ['layer', 'refs', 'tokens'],
+            properties: {
+              layer: { enum: metas.map((m) => m.id) },
+              refs: { type: 'array', minItems: 1, items: { type: 'string' } },
+              ref_of: { type: 'array', items: { type: 'integer', minimum: 0 } },
+              // Per-token shape is checked by the layer modules (tuple()); a full per-token schema
+              // costs ~3.3M validations per build.
+              tokens: { type: 'array', items: { type: ['string', 'array'] } },
+            },
+          },
+        },
+        glosses: { type: 'object', additionalProperties: { type: 'string' } },
+      },
+    },
+    search: { fields: [] },
+    filters: [],
+    // Vulgate-numbered psalm verses (the Douay-Rheims asks in that numbering) and layer
+    // verses numbered differently from their record (`oshb-hebrew:mal.3.19`, for token
+    // ids) resolve by alias.
+    aliases: (r) => [
+      ...(vulgAliases.get(r.id) ?? []),
+      ...r.panels.flatMap((p) => p.refs.filter((x) => x !== r.id).map((x) => `${p.layer}:${x}`)),
+    ],
+    order: (a, b) => (ORDER.get(a.book)! - ORDER.get(b.book)!) || a.chapter - b.chapter || a.verse - b.verse,
+    normalise(raw) {
+      const lexicon = Lexicon.from(raw);
+      if (typeof raw.verseMap !== 'string') throw new Error('morphhb wlc/VerseMap.xml missing');
+      const wlcRefs = new Set<string>();
+      const hebrew = new HebrewMap(readVerseMap(raw.verseMap), (r) => wlcRefs.has(key(parseRef(r))));
+      const ctx: ReadContext = { sourceTokens: new Map(), studyKeys: (system, ref) => studyKeys(system, ref, hebrew) };
+      const records = new Map<string, StudyRecord>();
+      const layersOut: StudySummary['layers'] = [];
+      const absent: StudySummary['absent'] = ABSENT_LAYERS.map((a) => ({ ...a }));
+      for (const layer of layers) {
+        const verses = layer.read(raw, lexicon, ctx);
+        if (!verses) {
+          for (const m of layer.layers) absent.push({ id: m.id, name: m.name, language: m.language, role: m.role, kind: m.kind, canon: m.canon, reason: 'its upstream files are not in the fetch cache (run npm run fetch)' });
+          continue;
+        }
+        if (layer.layers[0].versification === 'WLC') for (const v of verses) wlcRefs.add(key(v.ref));
+        const counts = new Map(layer.layers.map((m) => [m.id, emptyCount()]));
+        for (const v of verses) {
+          const m = layer.layers.find((x) => x.id === v.layer)!;
+          add(records, ctx, lexicon, m, v, studyKeys(m.versification, v.ref, hebrew), counts.get(m.id)!);
+        }
+        for (const m of layer.layers) {
+          layersOut.push({ ...m, present: true, counts: counts.get(m.id)! });
+        }
+      }
+      vulgAliases = vulgateAliases(hebrew, records);
+      const generated = new Set(metas.filter((m) => m.generated).map((m) => m.id));
+      for (const r of records.values()) {
+        const gen = r.panels.filter((p) => generated.has(p.layer));
+        if (!gen.length) continue;
+        r.panels = r.panels.filter((p) => !generated.has(p.layer));
+        r.aligned = Object.fromEntries(gen.map((p) => [p.layer, JSON.stringify(p)]));
+      }
+      const out = [...records.values()];
+      summary = { layers: layersOut, absent, records: out.length };
+      return out;
+    },
+    summary: () => summary,
+  });
+}
+
+let vulgAliases = new Map<string, string[]>();
+const parseRef = (osis: string): Ref => {
+  const [book, c, v] = osis.split('.');
+  return { book, chapter: Number(c), verse: Number(v) };
+};
+
+function add(records: Map<string, StudyRecord>, ctx: ReadContext, lexicon: Lexicon, m: LayerMeta, v: LayerVerse, keys: string[], count: LayerCount) {
+  const ref = key(v.ref);
+  count.verses++;
+  const group = GROUP.get(v.ref.book.toLowerCase());
+  if (group) count.canon_coverage[group].verses++;
+  for (const t of v.tokens) {
+    count.tokens++;
+    if (typeof t === 'string') { count.token_statuses.pending++; count.confidence.low++; continue; }
+    count.token_statuses[STATUSES[t[5]]]++;
+    count.confidence[['high', 'medium', 'low'][t[6]]]++;
+  }
+  for (const k of keys) {
+    let r = records.get(k);
+    if (!r) {
+      const [book, chapter, verse] = k.split('.');
+      if (!ORDER.has(book)) throw new Error(`${m.id}: verse ${ref} maps to ${k}, a book no versification knows`);
+      records.set(k, (r = { id: k, book, chapter: Number(chapter), verse: Number(verse), panels: [], glosses: {} }));
+    }
+    let p = r.panels.find((x) => x.layer === m.id);
+    if (!p) r.panels.push((p = { layer: m.id, refs: [], tokens: [] }));
+    let idx = p.refs.indexOf(ref);
+    if (idx < 0) { idx = p.refs.push(ref) - 1; if (idx > 0) p.ref_of ??= p.tokens.map(() => 0); }
+    for (const t of v.tokens) {
+      p.tokens.push(t);
+      p.ref_of?.push(idx);
+      const strong = typeof t === 'string' ? null : t[3];
+      if (strong && !Object.hasOwn(r.glosses, strong)) {
+        const g = lexicon.gloss(strong);
+        if (g) r.glosses[strong] = g;
+      }
+    }
+    if (m.role === 'Original Language') {
+      const list = ctx.sourceTokens.get(k) ?? ctx.sourceTokens.set(k, []).get(k)!;
+      list.push({ layer: m.id, ref, tokens: v.tokens.filter((t): t is TokenTuple => typeof t !== 'string') });
+    }
+  }
+}
+
+/** `vulg:ps.22.1` → the record of KJV Ps 23:1, for every Vulgate psalm verse that maps elsewhere. */
+function vulgateAliases(hebrew: HebrewMap, records: Map<string, StudyRecord>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const ps = versification('Vulg').books.find((b) => b.osis === 'Ps')!;
+  ps.verses.forEach((n, c) => {
+    for (let v = 1; v <= n; v++) {
+      const h = vulgatePsalmToHebrew(c + 1, v);
+      const k = hebrew.toKjv({ book: 'Ps', ...h })[0];
+      if (records.has(k)) (out.get(k) ?? out.set(k, []).get(k)!).push(`vulg:ps.${c + 1}.${v}`);
+    }
+  });
+  return out;
+}

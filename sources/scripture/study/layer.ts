@@ -1,0 +1,59 @@
+/** What every study layer module provides (one module per layer, like sources/contract.ts for datasets). */
+import type { InputSpec, Provenance } from '../../contract.ts';
+import type { Lexicon } from './lexicon.ts';
+import type { Ref } from './versification.ts';
+import type { TokenTuple } from './tokens.ts';
+
+export const SOURCE_ROLES = ['Original Language', 'Greek Tradition', 'Latin Tradition', 'Aramaic/Syriac Tradition', 'Generated Alignment'] as const;
+export type SourceRole = (typeof SOURCE_ROLES)[number];
+
+export interface LayerMeta {
+  id: string;
+  name: string;
+  /** BCP 47 / ISO 639-3 language: hbo, arc, grc, la, syc, en. */
+  language: string;
+  role: SourceRole;
+  kind: string;
+  version: string;
+  /** Canon groups the layer covers (old, new, apocrypha). */
+  canon: string[];
+  /** True when this project's rules produced the tokens (English alignment). */
+  generated: boolean;
+  provenance: Provenance[];
+  /** Numbering of the layer's own references: WLC, Vulg or KJV. */
+  versification: string;
+}
+
+export interface LayerVerse {
+  layer: string;
+  ref: Ref;
+  tokens: (TokenTuple | string)[];
+}
+
+export interface StudyLayer {
+  /** The layers this module produces (OSHB: Hebrew and Aramaic). */
+  layers: LayerMeta[];
+  inputs: Record<string, InputSpec>;
+  /** Pure. Returns null when its inputs are missing (layer absent with `missingReason`). */
+  read(raw: Record<string, unknown>, lexicon: Lexicon, context: ReadContext): LayerVerse[] | null;
+}
+
+export interface ReadContext {
+  /** Source tokens (OSHB, Byzantine) by study key, for the English alignment; filled in order. */
+  sourceTokens: Map<string, { layer: string; ref: string; tokens: TokenTuple[] }[]>;
+  studyKeys(system: string, ref: Ref): string[];
+}
+
+/** Layers no free, reachable source exists for: listed with the reason, never served. */
+export interface AbsentLayer { id: string; name: string; language: string; role: SourceRole; kind: string; canon: string[]; reason: string }
+
+export const ABSENT_LAYERS: AbsentLayer[] = [
+  { id: 'septuagint', name: 'Greek Septuagint', language: 'grc', role: 'Greek Tradition', kind: 'Greek Septuagint', canon: ['old', 'apocrypha'],
+    reason: 'No freely licensed Septuagint with morphology is reachable: the CATSS/CCAT LXX morphology forbids redistribution, and no public-domain Greek LXX text is mirrored.' },
+  { id: 'targums', name: 'Aramaic targums', language: 'arc', role: 'Aramaic/Syriac Tradition', kind: 'Aramaic targums', canon: ['old'],
+    reason: 'The only complete digital targums (CAL, Hebrew Union College) are licensed for non-commercial use only and are not reachable from this platform.' },
+  { id: 'peshitta-ot', name: 'Syriac Peshitta Old Testament', language: 'syc', role: 'Aramaic/Syriac Tradition', kind: 'Syriac Old Testament', canon: ['old', 'apocrypha'],
+    reason: 'Only non-commercial editions of the Peshitta Old Testament exist (Leiden/ETCBC); the CrossWire Peshitta module holds the New Testament only.' },
+  { id: 'editorial-notes', name: 'Editorial alignment notes (English)', language: 'en', role: 'Generated Alignment', kind: 'editorial alignment notes', canon: ['old', 'new', 'apocrypha'],
+    reason: 'No freely licensed editorial notes for Hebrew/Aramaic, Greek, Latin, Syriac or targum alignment were found; this project does not write its own.' },
+];
