@@ -173,7 +173,7 @@ describe('aviation on the mirrored OurAirports dumps', () => {
     const dist = tempDir('almanac-aviation-mirror-');
     try {
       // The build checks every link into the geography datasets built beside it.
-      const reports = await buildInChild(['geography/countries', 'geography/regions', 'aviation'], { ALMANAC_DIST: dist, ALMANAC_CACHE: MIRROR_ROOT! });
+      const { reports } = await buildInChild(['geography/countries', 'geography/regions', 'aviation'], { ALMANAC_DIST: dist, ALMANAC_CACHE: MIRROR_ROOT! });
       const report = reports.find((x) => x.id === 'aviation')!;
       expect(report.status).toBe('built');
       // 85,836 airports + 48,184 runways − 28 of airports newer than the airports dump.

@@ -43,26 +43,34 @@ export async function fixtureRelease(sources: DatasetSource<any>[], cache: strin
 }
 
 /**
- * Builds the named sources of sources/index.ts in a child process, so that a build of a
- * large upstream (aviation: a minute of synchronous work under load) never blocks the
- * test worker's event loop long enough for vitest's worker RPC to time out.
+ * Builds the named sources of sources/index.ts (ids of ALL_SOURCES, or 'all') in a child
+ * process with exactly `env`, so that a build of a large upstream (aviation: a minute of
+ * synchronous work under load) never blocks the test worker's event loop long enough for
+ * vitest's worker RPC to time out ("Timeout calling onTaskUpdate" fails the whole run).
  */
-export async function buildInChild(ids: string[], env: Record<string, string>): Promise<{ id: string; status: string; records: number; seconds: number }[]> {
+export async function buildInChild(ids: string[] | 'all', env: Record<string, string | undefined>): Promise<ChildBuild> {
   const { spawn } = await import('node:child_process');
   const { PROJECT_ROOT } = await import('../pipeline/paths.ts');
   const script = `import { build } from './pipeline/build.ts';
-import { SOURCES } from './sources/index.ts';
+import { ALL_SOURCES } from './sources/index.ts';
 const ids = ${JSON.stringify(ids)};
-const r = await build({ sources: SOURCES.filter((s) => ids.includes(s.id)), log: () => {} });
-process.stdout.write(JSON.stringify(r.reports));`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+const sources = ids === 'all' ? ALL_SOURCES : ALL_SOURCES.filter((s) => ids.includes(s.id));
+const r = await build({ env: ${JSON.stringify(env)}, sources, log: () => {} });
+process.stdout.write(JSON.stringify({ release: r.release, absent: r.absent, reports: r.reports }));`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (err += c));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  if (code !== 0) throw new Error(`build of ${ids.join(', ')} failed (exit ${code}): ${err.slice(-2000)}`);
+  if (code !== 0) throw new Error(`build of ${ids === 'all' ? 'all sources' : ids.join(', ')} failed (exit ${code}): ${err.slice(-2000)}`);
   return JSON.parse(out);
+}
+
+export interface ChildBuild {
+  release: string;
+  absent: Record<string, string>;
+  reports: { id: string; status: string; records: number; seconds: number; reason?: string }[];
 }
 
 export interface FixtureServer extends Running {

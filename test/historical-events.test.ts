@@ -126,7 +126,7 @@ describe('historical-events on the mirrored copy', () => {
   it.skipIf(!MIRROR_ROOT)(`builds 17,054 events of 362 days ${NEEDS_MIRROR}`, async () => {
     const dist = tempDir('almanac-events-mirror-');
     try {
-      const reports = await buildInChild(['historical-events'], { ALMANAC_DIST: dist, ALMANAC_CACHE: MIRROR_ROOT! });
+      const { reports } = await buildInChild(['historical-events'], { ALMANAC_DIST: dist, ALMANAC_CACHE: MIRROR_ROOT! });
       // 17,056 events in the copy, less the 2 whose year the scrape lost.
       expect(reports[0]).toMatchObject({ status: 'built', records: 17_054 });
     } finally {

@@ -132,7 +132,7 @@ describe('historical-people on the mirrored Pantheon file', () => {
   it.skipIf(!MIRROR_ROOT)(`builds all 11,341 Pantheon people with the WordNet people ${NEEDS_MIRROR}`, async () => {
     const dist = tempDir('almanac-people-mirror-');
     try {
-      const reports = await buildInChild(['historical-people'], { ALMANAC_DIST: dist, ALMANAC_CACHE: MIRROR_ROOT! });
+      const { reports } = await buildInChild(['historical-people'], { ALMANAC_DIST: dist, ALMANAC_CACHE: MIRROR_ROOT! });
       // 11,341 Pantheon people + 3,143 WordNet people with dates − 1,322 merged.
       expect(reports[0]).toMatchObject({ status: 'built', records: 13_162 });
     } finally {

@@ -5,10 +5,10 @@
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../pipeline/build.ts';
+import { buildInChild } from './fixture-release.ts';
 import { cacheDir, cachedLocation, tarballLocation } from '../pipeline/paths.ts';
 import { ALL_SOURCES } from '../sources/index.ts';
-import { cleanup, quiet, startServer, tempDir, type Running } from './helpers.ts';
+import { cleanup, startServer, tempDir, type Running } from './helpers.ts';
 
 type Spec = (typeof ALL_SOURCES)[number]['inputs'][string];
 const inCache = (spec: Spec) =>
@@ -28,7 +28,7 @@ describe.skipIf(missing.length > 0)(`release built from fetched upstreams ${reas
 
   beforeAll(async () => {
     dist = tempDir('almanac-full-');
-    const r = await build({ env: { ...process.env, ALMANAC_DIST: dist }, log: quiet });
+    const r = await buildInChild('all', { ...process.env, ALMANAC_DIST: dist });
     expect(Object.keys(r.absent).sort()).toEqual(uncached);
     srv = await startServer(dist);
     key = srv.key('development');

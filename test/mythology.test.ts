@@ -107,7 +107,7 @@ describe('mythology on the mirrored Roscher index', () => {
   it.skipIf(!MIRROR_ROOT)(`builds all 15,478 Roscher headwords with the WordNet beings ${NEEDS_MIRROR}`, async () => {
     const dist = tempDir('almanac-myth-mirror-');
     try {
-      const reports = await buildInChild(['mythology'], { ALMANAC_DIST: dist, ALMANAC_CACHE: MIRROR_ROOT! });
+      const { reports } = await buildInChild(['mythology'], { ALMANAC_DIST: dist, ALMANAC_CACHE: MIRROR_ROOT! });
       expect(reports[0]).toMatchObject({ status: 'built', records: 15_478 + 525 });
     } finally {
       cleanup(dist);

@@ -9,6 +9,7 @@ import { readCurrent } from '../pipeline/writer.ts';
 import elements from '../sources/elements.ts';
 import { ALL_SOURCES } from '../sources/index.ts';
 import { MIRROR, tiny } from './fixtures/tiny-source.ts';
+import { buildInChild } from './fixture-release.ts';
 import { quiet } from './helpers.ts';
 import { tempDirs } from './temp.ts';
 
@@ -32,7 +33,7 @@ describe('build', () => {
     // The shared release was built by the global setup from the same inputs.
     const shared = inject('sharedDist');
     const again = dir();
-    const r = await build({ env: { ALMANAC_DIST: again, ALMANAC_CACHE: dir() }, log: quiet });
+    const r = await buildInChild('all', { ALMANAC_DIST: again, ALMANAC_CACHE: dir() });
     expect(r.release).toBe(readCurrent(shared));
     const ta = tree(releaseDir(shared, r.release));
     const tb = tree(releaseDir(again, r.release));

@@ -4,7 +4,7 @@
  * done-when checks over HTTP. Skips, saying so in its name, without the mirror.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../pipeline/build.ts';
+import { buildInChild } from './fixture-release.ts';
 import { fetchAll } from '../pipeline/fetch.ts';
 import { translationDataset } from '../sources/scripture/dataset.ts';
 import { TRANSLATIONS } from '../sources/scripture/index.ts';
@@ -30,7 +30,7 @@ describe.skipIf(!MIRROR_ROOT)(`study layers from the mirrored upstreams ${NEEDS_
     const env = { ALMANAC_DIST: dist, ALMANAC_CACHE: cache, ALMANAC_MIRROR: MIRROR_ROOT };
     const sources = [...TRANSLATIONS.filter((t) => ['kjv', 'asv', 'douay-rheims'].includes(t.slug)).map(translationDataset), studyDataset()];
     await fetchAll(sources, env, quiet);
-    await build({ env, sources, log: quiet });
+    await buildInChild(sources.map((s) => s.id), env); // a child process: a long build must not block the worker's RPC
     srv = await startServer(dist);
     key = srv.key('development');
   }, 900_000);
