@@ -7,6 +7,7 @@ import { OPENAPI } from '../pipeline/paths.ts';
 import type { DatasetInfo } from '../pipeline/shards.ts';
 import { ApiError } from './errors.ts';
 import { columnPredicate } from './filters.ts';
+import { searchMeta } from './search-bounds.ts';
 import type { Query } from './query.ts';
 import type { Release } from './release.ts';
 import type { KeyRecord } from './state/keys.ts';
@@ -146,12 +147,13 @@ function listOrSearch(ctx: Ctx, ds: string, fixed?: Record<string, string>): Rep
   const f = filtered(ctx, ds, fixed);
   if (ctx.query.q === undefined) return page(ctx, ds, f);
   const q = String(ctx.query.q);
-  let hits = ctx.release.search(ds, q);
+  const found = ctx.release.searchWithin(ds, q);
+  let hits = found.ordinals;
   if (f) {
     const keep = new Set(f);
     hits = hits.filter((o) => keep.has(o));
   }
-  return page(ctx, ds, hits, { q, order: 'relevance' });
+  return page(ctx, ds, hits, { q, order: 'relevance', ...searchMeta(found) });
 }
 
 export const list = (ds: string): Handler => (ctx) => listOrSearch(ctx, ds);
@@ -185,7 +187,11 @@ export const get = (ds: string): Handler => (ctx) => {
   return { kind: 'json', body };
 };
 
-export const health: Handler = (ctx) => ({ kind: 'json', body: JSON.stringify({ status: 'ok', release: ctx.release.id }) });
+/** `degraded` when a release file failed its checksum (those files answer 503 release_corrupt). */
+export const health: Handler = (ctx) => {
+  const corrupt = [...ctx.release.corrupt];
+  return { kind: 'json', body: JSON.stringify(corrupt.length ? { status: 'degraded', release: ctx.release.id, corrupt_files: corrupt } : { status: 'ok', release: ctx.release.id }) };
+};
 
 export const openapi: Handler = () => ({ kind: 'file', path: OPENAPI });
 

@@ -7,14 +7,19 @@
  * LRU bounded by ALMANAC_CACHE_MB (default 256; 0 reads from disk on every request,
  * which bench/serve.ts uses to measure what the cache buys).
  */
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { ApiError } from './errors.ts';
 import path from 'node:path';
 import MiniSearch from 'minisearch';
 import {
   MANIFEST, PACK_SIZE, aliasKey, bucketOf, columnPath, filterPath, termsPath, keyBucketPath, packOf, packPath, releaseDir, searchPath,
 } from '../pipeline/paths.ts';
 import { searchOptions, type DatasetInfo } from '../pipeline/shards.ts';
-import { termSearch, type TermShard } from '../pipeline/term-index.ts';
+import { postings, searchWords, termPrefix, termSearchBounded, type TermShard } from '../pipeline/term-index.ts';
+import {
+  BOUNDED_MATCH, MAX_CANDIDATES, MAX_POSTINGS, MAX_TERM_POSTINGS, PREFIX_MIN_LETTERS, boundWords, deadline, fitBudget, type SearchResult,
+} from './search-bounds.ts';
 import type { Manifest, FileEntry } from '../pipeline/writer.ts';
 import { readCurrent } from '../pipeline/writer.ts';
 
@@ -52,6 +57,9 @@ export class Lru<V> {
   }
 }
 
+const corruptError = (rel: string) =>
+  new ApiError('release_corrupt', 'a file of the live release is damaged; the operator has been told', { file: rel.slice(0, 200) });
+
 export class Release {
   readonly id: string;
   readonly dir: string;
@@ -69,6 +77,36 @@ export class Release {
     for (const [k, v] of Object.entries(this.manifest.datasets as Record<string, DatasetInfo>)) this.datasets.set(k, v);
     this.absent = (this.manifest.absent as Record<string, string>) ?? {};
     this.cache = new Lru(cacheBytes);
+    this.verifyFiles();
+  }
+
+  /** Files whose bytes did not match the manifest when first read; /healthz lists them. */
+  readonly corrupt = new Set<string>();
+  /** Reports a corrupt file once (set by the app). */
+  onCorrupt: (rel: string) => void = () => {};
+
+  /**
+   * Every manifest file (and compressed variant) must exist with its recorded size before
+   * the release is served: a release with missing files is refused, and the server keeps
+   * the one it has (issue 9, fault 8). One stat per file: about 10 ms per 2,000 files.
+   */
+  private verifyFiles() {
+    const wrong: string[] = [];
+    for (const [rel, e] of Object.entries(this.manifest.files)) {
+      for (const [disk, size] of [[rel, e.size], [`${rel}.br`, e.br], [`${rel}.gz`, e.gzip]] as const) {
+        if (size === undefined) continue;
+        let actual: number | undefined;
+        try {
+          actual = statSync(path.join(this.dir, disk)).size;
+        } catch {
+          actual = undefined;
+        }
+        if (actual !== size) wrong.push(`${disk} (${actual === undefined ? 'missing' : `${actual} bytes, manifest says ${size}`})`);
+      }
+    }
+    if (wrong.length) {
+      throw new Error(`release ${this.id} in ${this.dir} is incomplete: ${wrong.length} file(s) differ from ${MANIFEST}, e.g. ${wrong.slice(0, 3).join(', ')}. Rebuild with npm run build`);
+    }
   }
 
   entry(rel: string): FileEntry | undefined {
@@ -79,8 +117,18 @@ export class Release {
   file(rel: string, encoding: '' | 'br' | 'gzip' = ''): Buffer {
     if (!this.entry(rel)) throw new Error(`not in manifest: ${rel}`);
     const disk = rel + (encoding === 'br' ? '.br' : encoding === 'gzip' ? '.gz' : '');
+    if (this.corrupt.has(rel)) throw corruptError(rel);
     return this.cached(`f:${disk}`, () => {
       const b = readFileSync(path.join(this.dir, disk));
+      // Checked on first read (then cached): identity bytes against the build's sha256,
+      // compressed variants against their recorded size.
+      const e = this.entry(rel)!;
+      const ok = encoding ? b.length === (encoding === 'br' ? e.br : e.gzip) : b.length === e.size && createHash('sha256').update(b).digest('hex') === e.sha256;
+      if (!ok) {
+        this.corrupt.add(rel);
+        this.onCorrupt(disk);
+        throw corruptError(rel);
+      }
       return [b, b.length];
     });
   }
@@ -154,31 +202,91 @@ export class Release {
     return this.json<(number | null)[]>(columnPath(ds, field));
   }
 
-  /** Ordinals matching `q`, best first; a sharded index is searched shard by shard and merged by score. */
+  /** Ordinals matching `q`, best first (see searchWithin for the bounds that apply). */
   search(ds: string, q: string): number[] {
-    const info = this.datasets.get(ds)!;
-    if (info.search_kind === 'terms') {
-      return termSearch(q, (prefix) => (this.entry(termsPath(ds, prefix)) ? this.json<TermShard>(termsPath(ds, prefix)) : undefined));
-    }
-    const shards = info.search_shards ?? 1;
-    if (shards === 1) return this.searchShard(info, 0, q).map((r) => r.id as number);
-    const all = Array.from({ length: shards }, (_, n) => this.searchShard(info, n, q)).flat();
-    return all.sort((a, b) => b.score - a.score || (a.id as number) - (b.id as number)).map((r) => r.id as number);
+    return this.searchWithin(ds, q).ordinals;
   }
 
-  private searchShard(info: DatasetInfo, n: number, q: string) {
-    const ds = info.id;
-    const ms = this.cached(`s:${ds}:${n}`, () => {
-      const text = this.file(searchPath(ds, n)).toString('utf8');
+  /**
+   * Ordinals matching `q`, best first, within the cost bound of server/search-bounds.ts;
+   * a sharded index is searched shard by shard and merged by score.
+   */
+  searchWithin(ds: string, q: string): SearchResult {
+    const info = this.datasets.get(ds)!;
+    const expired = deadline();
+    if (info.search_kind === 'terms') {
+      const capped = boundWords(q, searchWords);
+      const terms = (prefix: string) => (this.entry(termsPath(ds, prefix)) ? this.json<TermShard>(termsPath(ds, prefix)) : undefined);
+      const expands = (w: string) => w.length >= PREFIX_MIN_LETTERS;
+      const fit = fitBudget(capped.words, (w, expand) => postings(w, terms(termPrefix(w)) ?? [], expand && expands(w)).size, MAX_TERM_POSTINGS);
+      const narrow = new Set(fit.unexpanded);
+      const r = termSearchBounded(fit.keep, terms, { prefix: (w) => expands(w) && !narrow.has(w), maxCandidates: MAX_CANDIDATES, expired });
+      const ignored = [...capped.ignored, ...fit.ignored];
+      return { ordinals: r.ordinals, ignored, unexpanded: fit.unexpanded, partial: r.truncated || ignored.length > 0 || narrow.size > 0 };
+    }
+    const capped = boundWords(q);
+    const shards = Array.from({ length: info.search_shards ?? 1 }, (_, n) => this.miniSearch(info, n));
+    const fit = fitBudget(capped.words, (w, expand) => shards.reduce((n, ms) => n + indexEntries(ms, w, expand), 0), MAX_POSTINGS);
+    const ignored = [...capped.ignored, ...fit.ignored];
+    const narrow = new Set(fit.unexpanded);
+    let partial = ignored.length > 0 || narrow.size > 0;
+    const text = fit.keep.join(' ');
+    const all = [];
+    for (let n = 0; n < shards.length; n++) {
+      if (n && expired()) {
+        partial = true;
+        break;
+      }
+      all.push(...this.searchShard(info, shards[n], text, narrow));
+    }
+    const ordinals = shards.length === 1
+      ? all.map((r) => r.id as number)
+      : all.sort((a, b) => b.score - a.score || (a.id as number) - (b.id as number)).map((r) => r.id as number);
+    return { ordinals, ignored, unexpanded: fit.unexpanded, partial };
+  }
+
+  private miniSearch(info: DatasetInfo, n: number): MiniSearch {
+    return this.cached(`s:${info.id}:${n}`, () => {
+      const text = this.file(searchPath(info.id, n)).toString('utf8');
       return [MiniSearch.loadJSON(text, searchOptions(info.search_fields, info.search_rank)), text.length * 4];
     });
+  }
+
+  private searchShard(info: DatasetInfo, ms: MiniSearch, q: string, narrow: Set<string>) {
     return ms
       .search(q, {
-        prefix: true,
-        fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
+        prefix: (term) => BOUNDED_MATCH.prefix(term) && !narrow.has(term),
+        fuzzy: (term) => (narrow.has(term) ? false : BOUNDED_MATCH.fuzzy(term)),
+        maxFuzzy: BOUNDED_MATCH.maxFuzzy,
         combineWith: 'AND',
         ...(info.search_boost ? { boost: info.search_boost } : {}),
         ...(info.search_rank ? { boostDocument: (_id, _term, stored) => 1 + Math.log10(1 + Number(stored?.__rank ?? 0)) } : {}),
       });
   }
+}
+
+type TermData = Map<number, Map<number, number>>;
+/** What one expanded word costs minisearch, in postings (measured with bench/worst-query.ts). */
+const TERM_COST = 20;
+/**
+ * Index entries (document postings, all fields) a word touches in a minisearch index,
+ * counted the way minisearch expands it: the word itself, its prefix matches, its typo
+ * matches. Reads minisearch's radix tree (`_index`), which it does not export as API;
+ * pinned minisearch 7.2.0, and test/hardening.test.ts checks the count against results.
+ */
+function indexEntries(ms: MiniSearch, w: string, expand: boolean, limit = MAX_POSTINGS + 1): number {
+  const index = (ms as unknown as { _index: { get(t: string): TermData | undefined; atPrefix(t: string): Iterable<[string, TermData]>; fuzzyGet(t: string, d: number): Map<string, [TermData, number]> } })._index;
+  // Each matching word costs minisearch a pass of its own besides its postings.
+  const size = (d: TermData | undefined) => {
+    let n = d ? TERM_COST : 0;
+    if (d) for (const docs of d.values()) n += docs.size;
+    return n;
+  };
+  if (!expand || !BOUNDED_MATCH.prefix(w)) return size(index.get(w));
+  let n = 0;
+  // Stop counting once over the limit: counting a huge expansion must stay cheap too.
+  for (const [, d] of index.atPrefix(w)) if ((n += size(d)) > limit) return n;
+  const edits = BOUNDED_MATCH.fuzzy(w);
+  if (edits) for (const [t, [d]] of index.fuzzyGet(w, edits)) if (!t.startsWith(w) && (n += size(d)) > limit) return n;
+  return n;
 }

@@ -16,6 +16,7 @@ import {
   MAX_RANGE_VERSES, V1, chapterLinks, findBook, findChapter, referenceOrdinal, translation, verseItem, verseOrdinal, type Translation,
 } from './text.ts';
 import { ApiError } from '../errors.ts';
+import { searchMeta } from '../search-bounds.ts';
 import type { BookSummary } from '../../sources/scripture/dataset.ts';
 
 const DATA_POLICY = {
@@ -154,12 +155,13 @@ export const V1_ROUTES: Route[] = [
     handler: (ctx) => {
       const t = translation(ctx, String(ctx.query.translation));
       const { limit, offset } = ctx.query as { limit: number; offset: number };
-      const hits = ctx.release.search(t.ds, String(ctx.query.q));
+      const found = ctx.release.searchWithin(t.ds, String(ctx.query.q));
+      const hits = found.ordinals;
       const data = hits.slice(offset, offset + limit).map((o) => verseItem(ctx, t, o));
       const next = offset + limit < hits.length
         ? `${V1}/search?${new URLSearchParams({ translation: t.slug, q: String(ctx.query.q), limit: String(limit), offset: String(offset + limit) })}`
         : null;
-      return envelope(ctx, 'search', data, t, undefined, { q: ctx.query.q, total: hits.length, limit, offset, next, order: 'relevance' });
+      return envelope(ctx, 'search', data, t, undefined, { q: ctx.query.q, total: hits.length, limit, offset, next, order: 'relevance', ...searchMeta(found) });
     },
   },
   ...textRoutes(`${V1}/text/{translation}`, 'text', 'Text'),
