@@ -29,7 +29,7 @@ export const FUZZY_MIN_LETTERS = 5;
 export const MAX_FUZZY_EDITS = 1;
 export const SEARCH_BUDGET_MS = 150;
 export const MAX_CANDIDATES = 50_000;
-export const MAX_POSTINGS = 12_000;
+export const MAX_POSTINGS = 25_000;
 export const MAX_TERM_POSTINGS = 400_000;
 
 export interface SearchResult {

@@ -42,7 +42,9 @@ export class StateWriteError extends Error {}
 
 /** Largest timestamp a journal may hold: 9999-12-31T23:59:59Z. */
 const MAX_TS = 253_402_300_799;
-const LINE = /^(\S{1,80}) (\d{4}-\d{2}) (\d{1,12})$/;
+/** A clock may be set ahead; a year ahead of this one is not a clock, it is damage. */
+const FUTURE_SLACK_S = 366 * 86_400;
+const LINE = /^(\S{1,80}) (\d{4}-\d{2}) (\d{1,20})$/;
 /** A write cut short by a crash: a prefix of a well-formed line, skipped (README "Durability"). */
 const TORN = /^[\w-]{0,80}( [\d-]{0,7}( \d{0,12})?)?$/;
 const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
@@ -134,16 +136,19 @@ export class QuotaStore {
     const text = buf.toString('utf8');
     const lines = text.split('\n');
     let torn = 0;
+    const latest = Math.min(MAX_TS, Math.floor(Date.now() / 1000) + FUTURE_SLACK_S);
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i];
       if (!line) continue;
       const m = LINE.exec(line);
       const ts = m ? Number(m[3]) : NaN;
-      if (m && ts <= MAX_TS && monthOf(ts * 1000) === m[2]) {
+      // A line torn mid-timestamp still parses (and counted its request), so only a time
+      // beyond any clock this server could have had is out of range.
+      if (m && ts <= latest) {
         this.apply(m[1], m[2], ts);
         continue;
       }
-      if (m) throw new StateError(`${journal} line ${i + 1}: timestamp ${m[3]} is out of range or not in month ${m[2]}. Fix: restore the journal from a backup, or remove that line`);
+      if (m) throw new StateError(`${journal} line ${i + 1}: timestamp ${m[3]} is out of range (later than ${new Date(latest * 1000).toISOString()}). Fix: restore the journal from a backup, or remove that line`);
       if (TORN.test(line)) {
         torn++;
         continue;
