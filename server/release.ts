@@ -18,7 +18,7 @@ import {
 import { searchOptions, type DatasetInfo } from '../pipeline/shards.ts';
 import { postings, searchWords, termPrefix, termSearchBounded, type TermShard } from '../pipeline/term-index.ts';
 import {
-  BOUNDED_MATCH, MAX_CANDIDATES, MAX_POSTINGS, MAX_TERM_POSTINGS, PREFIX_MIN_LETTERS, boundWords, deadline, fitBudget, type SearchResult,
+  BOUNDED_MATCH, MAX_CANDIDATES, MAX_POSTINGS, MAX_RANKED_POSTINGS, MAX_TERM_POSTINGS, PREFIX_MIN_LETTERS, boundWords, deadline, fitBudget, type SearchResult,
 } from './search-bounds.ts';
 import type { Manifest, FileEntry } from '../pipeline/writer.ts';
 import { readCurrent } from '../pipeline/writer.ts';
@@ -230,6 +230,11 @@ export class Release {
     const ignored = [...capped.ignored, ...fit.ignored];
     const narrow = new Set(fit.unexpanded);
     let partial = ignored.length > 0 || narrow.size > 0;
+    if (fit.total > MAX_RANKED_POSTINGS) {
+      const ordinals = shards.flatMap((ms) => matchRanked(ms, fit.keep, narrow))
+        .sort((a, b) => b.score - a.score || a.ordinal - b.ordinal).map((r) => r.ordinal);
+      return { ordinals, ignored, unexpanded: fit.unexpanded, partial, ranked: false };
+    }
     const text = fit.keep.join(' ');
     const all = [];
     for (let n = 0; n < shards.length; n++) {
@@ -274,19 +279,59 @@ const TERM_COST = 20;
  * matches. Reads minisearch's radix tree (`_index`), which it does not export as API;
  * pinned minisearch 7.2.0, and test/hardening.test.ts checks the count against results.
  */
-function indexEntries(ms: MiniSearch, w: string, expand: boolean, limit = MAX_POSTINGS + 1): number {
-  const index = (ms as unknown as { _index: { get(t: string): TermData | undefined; atPrefix(t: string): Iterable<[string, TermData]>; fuzzyGet(t: string, d: number): Map<string, [TermData, number]> } })._index;
-  // Each matching word costs minisearch a pass of its own besides its postings.
-  const size = (d: TermData | undefined) => {
-    let n = d ? TERM_COST : 0;
-    if (d) for (const docs of d.values()) n += docs.size;
-    return n;
-  };
-  if (!expand || !BOUNDED_MATCH.prefix(w)) return size(index.get(w));
-  let n = 0;
-  // Stop counting once over the limit: counting a huge expansion must stay cheap too.
-  for (const [, d] of index.atPrefix(w)) if ((n += size(d)) > limit) return n;
+type RadixIndex = { get(t: string): TermData | undefined; atPrefix(t: string): Iterable<[string, TermData]>; fuzzyGet(t: string, d: number): Map<string, [TermData, number]> };
+const radix = (ms: MiniSearch) => (ms as unknown as { _index: RadixIndex })._index;
+
+/** Every indexed word `w` matches the way minisearch expands it, with its kind: 3 itself, 2 by prefix, 1 with a typo. */
+function* matchingTerms(index: RadixIndex, w: string, expand: boolean): Generator<[TermData, number]> {
+  if (!expand || !BOUNDED_MATCH.prefix(w)) {
+    const d = index.get(w);
+    if (d) yield [d, 3];
+    return;
+  }
+  for (const [t, d] of index.atPrefix(w)) yield [d, t === w ? 3 : 2];
   const edits = BOUNDED_MATCH.fuzzy(w);
-  if (edits) for (const [t, [d]] of index.fuzzyGet(w, edits)) if (!t.startsWith(w) && (n += size(d)) > limit) return n;
+  if (edits) for (const [t, [d]] of index.fuzzyGet(w, edits)) if (!t.startsWith(w)) yield [d, 1];
+}
+
+function indexEntries(ms: MiniSearch, w: string, expand: boolean, limit = MAX_POSTINGS + 1): number {
+  let n = 0;
+  // Each matching word costs minisearch a pass of its own besides its postings. Stop
+  // counting once over the limit: counting a huge expansion must stay cheap too.
+  for (const [d] of matchingTerms(radix(ms), w, expand)) {
+    n += TERM_COST;
+    for (const docs of d.values()) n += docs.size;
+    if (n > limit) return n;
+  }
   return n;
+}
+
+/**
+ * Ordinals of the documents matching every word (AND) from the postings alone, ranked by
+ * match kind (whole word, then prefix, then typo, summed over the words), then list order:
+ * the term index's rule, at a fraction of minisearch's cost per entry.
+ */
+function matchRanked(ms: MiniSearch, words: string[], narrow: Set<string>): { ordinal: number; score: number }[] {
+  const index = radix(ms);
+  // Rarest word first (by its counted entries), then each later word only filters the
+  // candidates: a lookup per posting, never a full map of a common word.
+  const byCost = [...words].sort((a, b) => indexEntries(ms, a, !narrow.has(a)) - indexEntries(ms, b, !narrow.has(b)));
+  let scores: Map<number, number> | null = null;
+  for (const w of byCost) {
+    const next = new Map<number, number>();
+    for (const [d, mark] of matchingTerms(index, w, !narrow.has(w))) {
+      for (const byDoc of d.values()) {
+        for (const id of byDoc.keys()) {
+          const prev = scores === null ? 0 : scores.get(id);
+          if (prev === undefined) continue;
+          const have = next.get(id);
+          if (have === undefined || have < prev + mark) next.set(id, prev + mark);
+        }
+      }
+    }
+    scores = next;
+    if (!scores.size) return [];
+  }
+  const ids = (ms as unknown as { _documentIds: Map<number, number> })._documentIds;
+  return [...(scores ?? [])].map(([id, score]) => ({ ordinal: ids.get(id)!, score }));
 }

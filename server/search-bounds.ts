@@ -13,8 +13,11 @@
  *   alone passes the budget is matched as a whole word only (`meta.unexpanded_words`),
  *   then the most common words are left out until the rest fit (`meta.ignored_words`);
  *   if even the rarest word alone is over budget the answer is 400 invalid_parameter.
- *   Budgets: MAX_POSTINGS for minisearch indexes (scoring costs ~2 µs an entry), and
- *   MAX_TERM_POSTINGS for the term index of streamed datasets (plain arrays, far cheaper);
+ *   Budgets: MAX_POSTINGS for minisearch indexes and MAX_TERM_POSTINGS for the term
+ *   index of streamed datasets (plain arrays). A minisearch query over
+ *   MAX_RANKED_POSTINGS is not scored by minisearch (its scoring costs ~10 µs an entry
+ *   on a busy machine) but ranked by match kind — whole word, prefix, typo — then list
+ *   order, as the term index does: `meta.order: "match"`;
  * - a sharded or term-index search stops at SEARCH_BUDGET_MS and returns what it has,
  *   flagged `meta.partial: true`; a term index ranks at most MAX_CANDIDATES records.
  *
@@ -29,7 +32,10 @@ export const FUZZY_MIN_LETTERS = 5;
 export const MAX_FUZZY_EDITS = 1;
 export const SEARCH_BUDGET_MS = 150;
 export const MAX_CANDIDATES = 50_000;
-export const MAX_POSTINGS = 25_000;
+/** Up to this many index entries a query is ranked by minisearch (~2–8 µs an entry). */
+export const MAX_RANKED_POSTINGS = 3_000;
+/** Up to this many it is ranked by match kind from the index's postings (~0.1 µs an entry). */
+export const MAX_POSTINGS = 300_000;
 export const MAX_TERM_POSTINGS = 400_000;
 
 export interface SearchResult {
@@ -38,6 +44,8 @@ export interface SearchResult {
   ignored: string[];
   /** Words matched as whole words only because their expansion was over budget. */
   unexpanded?: string[];
+  /** False when the matches were too many to score and are ranked by match kind, then list order. */
+  ranked?: boolean;
   /** True when words were ignored, the time budget ran out or the candidates were capped. */
   partial: boolean;
 }
@@ -65,15 +73,16 @@ export function deadline(ms = SEARCH_BUDGET_MS) {
 
 /** The partial/ignored flags for a response's meta, empty when the search was complete. */
 export function searchMeta(r: SearchResult): Record<string, unknown> {
-  if (!r.partial) return {};
-  return { partial: true, ...(r.ignored.length ? { ignored_words: r.ignored } : {}), ...(r.unexpanded?.length ? { unexpanded_words: r.unexpanded } : {}) };
+  const order = r.ranked === false ? { order: 'match' } : {};
+  if (!r.partial) return order;
+  return { ...order, partial: true, ...(r.ignored.length ? { ignored_words: r.ignored } : {}), ...(r.unexpanded?.length ? { unexpanded_words: r.unexpanded } : {}) };
 }
 
 /**
  * The words to search within `budget` index entries. `cost(word, expand)` counts the
  * entries a word touches with or without prefix/typo expansion.
  */
-export function fitBudget(words: string[], cost: (w: string, expand: boolean) => number, budget: number): { keep: string[]; ignored: string[]; unexpanded: string[] } {
+export function fitBudget(words: string[], cost: (w: string, expand: boolean) => number, budget: number): { keep: string[]; ignored: string[]; unexpanded: string[]; total: number } {
   const unexpanded: string[] = [];
   const costs = new Map<string, number>();
   for (const w of words) {
@@ -100,5 +109,5 @@ export function fitBudget(words: string[], cost: (w: string, expand: boolean) =>
     total += costs.get(w)!;
     kept.add(w);
   }
-  return { keep: words.filter((w) => kept.has(w)), ignored: words.filter((w) => !kept.has(w)), unexpanded: unexpanded.filter((w) => kept.has(w)) };
+  return { keep: words.filter((w) => kept.has(w)), ignored: words.filter((w) => !kept.has(w)), unexpanded: unexpanded.filter((w) => kept.has(w)), total };
 }

@@ -13,7 +13,7 @@ import { readCurrent } from '../pipeline/writer.ts';
 import { createApp } from '../server/app.ts';
 import { runKeys } from '../server/keys-cli.ts';
 import { Release } from '../server/release.ts';
-import { MAX_POSTINGS, MAX_SEARCH_WORDS, fitBudget } from '../server/search-bounds.ts';
+import { MAX_RANKED_POSTINGS, MAX_SEARCH_WORDS, fitBudget } from '../server/search-bounds.ts';
 import { termSearchBounded, type TermShard } from '../pipeline/term-index.ts';
 import elements from '../sources/elements.ts';
 import { quiet, startServer, type Running } from './helpers.ts';
@@ -71,19 +71,19 @@ describe('fault 1: every search has a cost bound independent of how the query is
     expect(r.body.meta.ignored_words).toEqual(expect.arrayContaining(words.slice(MAX_SEARCH_WORDS)));
   });
 
-  it('refuses a word too common to rank within the budget with 400 invalid_parameter naming it', async () => {
-    const r = await get('/apis/holidays?q=day');
-    expect(r.status).toBe(400);
-    expect(r.body.error.code).toBe('invalid_parameter');
-    expect(r.body.error.details).toMatchObject({ parameter: 'q', word: 'day', max_entries: MAX_POSTINGS });
+  it('ranks a query too broad to score by match kind then list order, flagged meta.order "match"', async () => {
+    const r = await get('/apis/holidays?q=day&limit=5');
+    expect(r.status).toBe(200);
+    expect(r.body.meta.order).toBe('match');
+    expect(r.body.meta.total).toBeGreaterThan(MAX_RANKED_POSTINGS);
+    const v = await get('/api/v1/search?translation=kjv&q=the+of&limit=3', { authorization: `Bearer ${key}` });
+    expect(v.body.meta.order).toBe('match');
+    expect(v.body.data.map((x: { reference: string }) => x.reference)).toEqual(['gen.1.2', 'gen.1.6', 'gen.1.10']);
   });
 
-  it('leaves the most common words out of a query over budget (flagged) and still answers the rest', async () => {
-    const r = await get('/api/v1/search?translation=kjv&q=the+of+jesus+wept', { authorization: `Bearer ${key}` });
-    expect(r.status).toBe(200);
-    expect(r.body.meta.partial).toBe(true);
-    expect(r.body.meta.ignored_words).toEqual(['the']);
-    expect(r.body.data.map((v: { reference: string }) => v.reference)).toContain('matt.26.75');
+  it('ranks a query within the budget by relevance, as before', async () => {
+    const r = await get('/api/v1/search?translation=kjv&q=jesus+wept', { authorization: `Bearer ${key}` });
+    expect(r.body.meta.order).toBe('relevance');
   });
 
   it('keeps ordinary searches complete and unflagged', async () => {
@@ -94,8 +94,8 @@ describe('fault 1: every search has a cost bound independent of how the query is
 
   it('fitBudget keeps the rarest words that fit, narrows an over-budget prefix, and refuses when none fits', () => {
     const cost = (w: string, expand: boolean) => ({ rare: 5, mid: 40, common: 90, pre: expand ? 500 : 10 }[w] ?? 1);
-    expect(fitBudget(['common', 'rare', 'mid'], cost, 50)).toEqual({ keep: ['rare', 'mid'], ignored: ['common'], unexpanded: [] });
-    expect(fitBudget(['pre', 'rare'], cost, 50)).toEqual({ keep: ['pre', 'rare'], ignored: [], unexpanded: ['pre'] });
+    expect(fitBudget(['common', 'rare', 'mid'], cost, 50)).toEqual({ keep: ['rare', 'mid'], ignored: ['common'], unexpanded: [], total: 45 });
+    expect(fitBudget(['pre', 'rare'], cost, 50)).toEqual({ keep: ['pre', 'rare'], ignored: [], unexpanded: ['pre'], total: 15 });
     expect(() => fitBudget(['common'], cost, 50)).toThrow(/matches too many index entries/);
   });
 
