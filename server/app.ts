@@ -87,7 +87,7 @@ export function createApp(opts: AppOptions): App {
   });
   let stateWarned = 0;
 
-  function handle(req: IncomingMessage, res: ServerResponse) {
+  async function handle(req: IncomingMessage, res: ServerResponse) {
     let limitHeaders: HeaderList = [];
     try {
       if (req.method === 'OPTIONS') {
@@ -129,7 +129,8 @@ export function createApp(opts: AppOptions): App {
       const hit = cacheable ? responses.get(cacheKey) : undefined;
       if (hit) return sendJson(req, res, hit.body, hit.etag, limitHeaders);
       const query = parseQuery(search, route.query);
-      const reply = route.handler({ release: rel, params, query, path: rawPath, key, quota });
+      const replied = route.handler({ release: rel, params, query, path: rawPath, key, quota });
+      const reply = replied instanceof Promise ? await replied : replied;
       if (reply.kind === 'file') return sendFile(req, res, rel, reply.path, limitHeaders);
       const fresh = { body: reply.body, etag: etagOf(reply.body) };
       if (cacheable) responses.set(cacheKey, fresh, Buffer.byteLength(fresh.body) + cacheKey.length + 64);

@@ -28,7 +28,8 @@ export type Reply =
   | { kind: 'json'; body: Buffer | string }
   | { kind: 'file'; path: string };
 
-export type Handler = (ctx: Ctx) => Reply;
+/** A handler answers at once, or (searches) with a promise so long work can yield to other requests. */
+export type Handler = (ctx: Ctx) => Reply | Promise<Reply>;
 
 /** Per-dataset `meta` prefix, computed once per release. */
 const metaCache = new WeakMap<DatasetInfo, Record<string, unknown>>();
@@ -143,17 +144,18 @@ function equalityFiltered(ctx: Ctx, ds: string, fixed: Record<string, string>): 
 }
 
 /** List order, or relevance order when `q` is given; filters narrow either. */
-function listOrSearch(ctx: Ctx, ds: string, fixed?: Record<string, string>): Reply {
+function listOrSearch(ctx: Ctx, ds: string, fixed?: Record<string, string>): Reply | Promise<Reply> {
   const f = filtered(ctx, ds, fixed);
   if (ctx.query.q === undefined) return page(ctx, ds, f);
   const q = String(ctx.query.q);
-  const found = ctx.release.searchWithin(ds, q);
-  let hits = found.ordinals;
-  if (f) {
-    const keep = new Set(f);
-    hits = hits.filter((o) => keep.has(o));
-  }
-  return page(ctx, ds, hits, { q, order: 'relevance', ...searchMeta(found) });
+  return ctx.release.searchAsync(ds, q).then((found) => {
+    let hits = found.ordinals;
+    if (f) {
+      const keep = new Set(f);
+      hits = hits.filter((o) => keep.has(o));
+    }
+    return page(ctx, ds, hits, { q, order: 'relevance', ...searchMeta(found) });
+  });
 }
 
 export const list = (ds: string): Handler => (ctx) => listOrSearch(ctx, ds);

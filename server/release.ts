@@ -18,7 +18,7 @@ import {
 import { searchOptions, type DatasetInfo } from '../pipeline/shards.ts';
 import { postings, searchWords, termPrefix, termSearchBounded, type TermShard } from '../pipeline/term-index.ts';
 import {
-  BOUNDED_MATCH, MAX_CANDIDATES, MAX_POSTINGS, MAX_RANKED_POSTINGS, MAX_TERM_POSTINGS, PREFIX_MIN_LETTERS, boundWords, deadline, fitBudget, type SearchResult,
+  runSync, runYielding, BOUNDED_MATCH, MAX_CANDIDATES, MAX_POSTINGS, MAX_RANKED_POSTINGS, MAX_TERM_POSTINGS, PREFIX_MIN_LETTERS, boundWords, deadline, fitBudget, type SearchResult,
 } from './search-bounds.ts';
 import type { Manifest, FileEntry } from '../pipeline/writer.ts';
 import { readCurrent } from '../pipeline/writer.ts';
@@ -207,11 +207,25 @@ export class Release {
     return this.searchWithin(ds, q).ordinals;
   }
 
+  /** searchWithin, run to completion at once (benches, tests). */
+  searchWithin(ds: string, q: string): SearchResult {
+    return runSync(this.searchSteps(ds, q));
+  }
+
+  /**
+   * searchWithin for the server: the long part (ranking a broad query from its postings)
+   * gives the event loop back every SEARCH_SLICE_MS, so /healthz and other requests are
+   * answered while it runs.
+   */
+  searchAsync(ds: string, q: string): Promise<SearchResult> {
+    return runYielding(this.searchSteps(ds, q));
+  }
+
   /**
    * Ordinals matching `q`, best first, within the cost bound of server/search-bounds.ts;
    * a sharded index is searched shard by shard and merged by score.
    */
-  searchWithin(ds: string, q: string): SearchResult {
+  private *searchSteps(ds: string, q: string): Generator<void, SearchResult> {
     const info = this.datasets.get(ds)!;
     const expired = deadline();
     if (info.search_kind === 'terms') {
@@ -231,8 +245,17 @@ export class Release {
     const narrow = new Set(fit.unexpanded);
     let partial = ignored.length > 0 || narrow.size > 0;
     if (fit.total > MAX_RANKED_POSTINGS) {
-      const ordinals = shards.flatMap((ms) => matchRanked(ms, fit.keep, narrow))
-        .sort((a, b) => b.score - a.score || a.ordinal - b.ordinal).map((r) => r.ordinal);
+      // Scores are small integers: bucket by score, sort each bucket's ordinals as numbers.
+      const buckets = new Map<number, number[]>();
+      for (const ms of shards) {
+        for (const r of yield* matchRanked(ms, fit.keep, narrow)) (buckets.get(r.score) ?? buckets.set(r.score, []).get(r.score)!).push(r.ordinal);
+      }
+      yield;
+      const ordinals: number[] = [];
+      for (const score of [...buckets.keys()].sort((a, b) => b - a)) {
+        for (const o of Float64Array.from(buckets.get(score)!).sort()) ordinals.push(o);
+        yield;
+      }
       return { ordinals, ignored, unexpanded: fit.unexpanded, partial, ranked: false };
     }
     const text = fit.keep.join(' ');
@@ -311,7 +334,7 @@ function indexEntries(ms: MiniSearch, w: string, expand: boolean, limit = MAX_PO
  * match kind (whole word, then prefix, then typo, summed over the words), then list order:
  * the term index's rule, at a fraction of minisearch's cost per entry.
  */
-function matchRanked(ms: MiniSearch, words: string[], narrow: Set<string>): { ordinal: number; score: number }[] {
+function* matchRanked(ms: MiniSearch, words: string[], narrow: Set<string>): Generator<void, { ordinal: number; score: number }[]> {
   const index = radix(ms);
   // Rarest word first (by its counted entries), then each later word only filters the
   // candidates: a lookup per posting, never a full map of a common word.
@@ -321,7 +344,10 @@ function matchRanked(ms: MiniSearch, words: string[], narrow: Set<string>): { or
     const next = new Map<number, number>();
     for (const [d, mark] of matchingTerms(index, w, !narrow.has(w))) {
       for (const byDoc of d.values()) {
+        let n = 0;
         for (const id of byDoc.keys()) {
+          // A pause point every 4096 postings; the driver decides whether to yield.
+          if ((++n & 4095) === 0) yield;
           const prev = scores === null ? 0 : scores.get(id);
           if (prev === undefined) continue;
           const have = next.get(id);

@@ -111,3 +111,27 @@ export function fitBudget(words: string[], cost: (w: string, expand: boolean) =>
   }
   return { keep: words.filter((w) => kept.has(w)), ignored: words.filter((w) => !kept.has(w)), unexpanded: unexpanded.filter((w) => kept.has(w)), total };
 }
+
+/** Longest stretch a search holds the event loop before giving it back. */
+export const SEARCH_SLICE_MS = 5;
+
+/** Runs a stepwise computation to completion at once. */
+export function runSync<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Runs a stepwise computation, giving the event loop back (setImmediate) every SEARCH_SLICE_MS. */
+export async function runYielding<T>(steps: Generator<void, T>): Promise<T> {
+  let since = performance.now();
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    if (performance.now() - since > SEARCH_SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      since = performance.now();
+    }
+  }
+}

@@ -152,10 +152,10 @@ export const V1_ROUTES: Route[] = [
   },
   {
     ...base, path: `${V1}/search`, operationId: 'v1Search', summary: 'Ranked full-text search of one translation', pathParams: [], query: [TRANSLATION_PARAM, Q, LIMIT, OFFSET], response: ENVELOPE,
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const t = translation(ctx, String(ctx.query.translation));
       const { limit, offset } = ctx.query as { limit: number; offset: number };
-      const found = ctx.release.searchWithin(t.ds, String(ctx.query.q));
+      const found = await ctx.release.searchAsync(t.ds, String(ctx.query.q));
       const hits = found.ordinals;
       const data = hits.slice(offset, offset + limit).map((o) => verseItem(ctx, t, o));
       const next = offset + limit < hits.length
