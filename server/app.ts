@@ -80,7 +80,9 @@ export function createApp(opts: AppOptions): App {
   const pointer = currentPointer(opts.dist);
   watchFile(pointer, { interval: 1000 }, () => {
     try {
-      release = watched(new Release(opts.dist));
+      const next = watched(new Release(opts.dist));
+      release = next;
+      void next.warmSearch().catch((err) => log(`warming the search indexes of ${next.id} failed: ${(err as Error).message}`));
     } catch (err) {
       log(`release reload failed, still serving ${release.id}: ${(err as Error).message}`);
     }

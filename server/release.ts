@@ -67,6 +67,7 @@ export class Release {
   readonly datasets = new Map<string, DatasetInfo>();
   readonly absent: Record<string, string>;
   private cache: Lru<unknown>;
+  private readonly cacheBudget: number;
 
   constructor(dist: string, cacheBytes = Number(process.env.ALMANAC_CACHE_MB ?? 256) * 2 ** 20) {
     const id = readCurrent(dist);
@@ -77,6 +78,7 @@ export class Release {
     for (const [k, v] of Object.entries(this.manifest.datasets as Record<string, DatasetInfo>)) this.datasets.set(k, v);
     this.absent = (this.manifest.absent as Record<string, string>) ?? {};
     this.cache = new Lru(cacheBytes);
+    this.cacheBudget = cacheBytes;
     this.verifyFiles();
   }
 
@@ -217,8 +219,44 @@ export class Release {
    * gives the event loop back every SEARCH_SLICE_MS, so /healthz and other requests are
    * answered while it runs.
    */
-  searchAsync(ds: string, q: string): Promise<SearchResult> {
+  async searchAsync(ds: string, q: string): Promise<SearchResult> {
+    const info = this.datasets.get(ds)!;
+    if (info.search_kind !== 'terms') {
+      for (let n = 0; n < (info.search_shards ?? 1); n++) await this.loadIndex(info, n);
+    }
     return runYielding(this.searchSteps(ds, q));
+  }
+
+  private loading = new Map<string, Promise<unknown>>();
+
+  /**
+   * Loads every minisearch index while the cache has room, so no client waits for a cold
+   * index (the server calls it before listening and after a release switch).
+   */
+  async warmSearch(): Promise<void> {
+    // Largest first: they are the slow cold loads; small ones load in milliseconds anyway.
+    const all = [...this.datasets.values()]
+      .filter((info) => info.search_fields?.length && info.search_kind !== 'terms')
+      .flatMap((info) => Array.from({ length: info.search_shards ?? 1 }, (_, n) => ({ info, n, size: this.entry(searchPath(info.id, n))?.size ?? 0 })))
+      .sort((a, b) => b.size - a.size);
+    for (const { info, n, size } of all) {
+      if (size && this.cache.bytes + size * 4 <= this.cacheBudget) await this.loadIndex(info, n);
+    }
+  }
+
+  private async loadIndex(info: DatasetInfo, n: number) {
+    const key = `s:${info.id}:${n}`;
+    if (this.cache.get(key) !== undefined) return;
+    let p = this.loading.get(key);
+    if (!p) {
+      p = (async () => {
+        const text = this.file(searchPath(info.id, n)).toString('utf8');
+        const ms = await MiniSearch.loadJSONAsync(text, searchOptions(info.search_fields, info.search_rank));
+        this.cache.set(key, ms, text.length * 4);
+      })().finally(() => this.loading.delete(key));
+      this.loading.set(key, p);
+    }
+    await p;
   }
 
   /**
