@@ -77,7 +77,7 @@ describe('fault 3: the keys CLI under concurrency', () => {
       ...Array.from({ length: 10 }, () => tsx(['server/keys-cli.ts', 'create', '--plan', 'basic'], { ALMANAC_STATE_DIR: d })),
       tsx(['server/keys-cli.ts', 'revoke', victim], { ALMANAC_STATE_DIR: d }),
     ]);
-    expect(runs.map((r) => r.code)).toEqual(Array(11).fill(0));
+    expect(runs.map((r) => r.code), runs.map((r) => r.err).join('\n')).toEqual(Array(11).fill(0));
     const store = new KeyStore(d, quiet);
     expect(store.keys()).toHaveLength(11);
     expect(store.find(victim)!.status).toBe('revoked');

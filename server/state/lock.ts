@@ -13,7 +13,7 @@
  * reused by an unrelated process after a crash keeps the lock until that process ends
  * or an operator removes the file (the refusal message says which file and pid).
  */
-import { closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 
@@ -51,7 +51,7 @@ export class LockBusy extends Error {
 
 /** Takes the lock once, or throws LockBusy naming the live holder. Returns the release function. */
 export function tryLock(file: string, log: (m: string) => void = () => {}): () => void {
-  for (let attempt = 0; attempt < 5; attempt++) {
+  for (let attempt = 0; attempt < 20; attempt++) {
     try {
       const fd = openSync(file, 'wx');
       writeSync(fd, `${process.pid} ${hostname()} ${new Date().toISOString()}\n`);
@@ -66,31 +66,38 @@ export function tryLock(file: string, log: (m: string) => void = () => {}): () =
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
     const holder = holderOf(file);
-    // A lock file being written this instant has no content yet: retry.
-    if (!holder || !holder.pid) continue;
-    if (holder.host === hostname() && !alive(holder.pid)) {
-      // Move the stale file aside under a name of our own, then check that what we moved
-      // is still the dead holder's (another process may have taken over first).
-      const aside = `${file}.stale-${process.pid}`;
+    if (!holder || !holder.pid) {
+      // Being written this instant, or left empty by a crash between create and write.
+      let age: number;
       try {
-        renameSync(file, aside);
+        age = Date.now() - statSync(file).mtimeMs;
       } catch {
         continue;
       }
-      const moved = holderOf(aside);
-      if (moved && moved.pid !== holder.pid) {
-        try {
-          linkSync(aside, file);
-        } catch {
-          // Someone holds the lock again; theirs stands.
-        }
-      } else {
-        log(`${path.basename(file)}: took over a stale lock of pid ${holder.pid} (not running: it was killed or crashed)`);
-      }
-      rmSync(aside, { force: true });
+      if (age < 2000) throw new LockBusy(file, { pid: 0, host: hostname(), since: 'a moment ago (being written)' });
+    } else if (holder.host !== hostname() || alive(holder.pid)) {
+      throw new LockBusy(file, holder);
+    }
+    // Move the stale file aside under a name of our own, then check that what we moved
+    // is still the dead holder's (another process may have taken over first).
+    const aside = `${file}.stale-${process.pid}`;
+    try {
+      renameSync(file, aside);
+    } catch {
       continue;
     }
-    throw new LockBusy(file, holder);
+    const moved = holderOf(aside);
+    if (moved && moved.pid !== (holder?.pid ?? 0)) {
+      try {
+        linkSync(aside, file);
+      } catch {
+        // Someone holds the lock again; theirs stands.
+      }
+    } else {
+      log(`${path.basename(file)}: took over a stale lock of pid ${holder?.pid ?? '(none written)'} (not running: it was killed or crashed)`);
+    }
+    rmSync(aside, { force: true });
+    continue;
   }
   throw new Error(`${file}: could not take the lock`);
 }
