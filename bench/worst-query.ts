@@ -29,26 +29,32 @@ async function main() {
   const release = new Release(dist);
   const searchable = [...release.datasets.values()].filter((d) => d.search_fields?.length);
   console.log(`release ${release.id}: ${searchable.length} searchable datasets, ${WORST_QUERIES.length} hostile query shapes`);
-  let worst = { ms: 0, ds: '', q: '' };
-  let firstRun = 0;
+  let worst = { ms: 0, cpu: 0, ds: '', q: '' };
+  let slowest = 0;
+  const attempt = (ds: string, q: string) => {
+    try {
+      release.search(ds, q);
+    } catch {
+      // A 400 for the query is a bounded answer too.
+    }
+  };
+  // Warm-up pass (index loads, JIT), then the median of three timed runs; CPU time beside
+  // wall time, because on a shared machine the wall clock includes waiting for a core.
+  for (const d of searchable) for (const q of WORST_QUERIES) attempt(d.id, q);
   for (const d of searchable) {
-    release.search(d.id, 'warm');
     for (const q of WORST_QUERIES) {
-      // Median of three runs: the machine is shared, one run can be preempted.
       const runs = [0, 1, 2].map(() => {
+        const c0 = process.cpuUsage();
         const t0 = performance.now();
-        try {
-          release.search(d.id, q);
-        } catch {
-          // A 400 for the query is a bounded answer too.
-        }
-        return performance.now() - t0;
-      }).sort((a, b) => a - b);
-      if (runs[1] > worst.ms) worst = { ms: runs[1], ds: d.id, q };
-      firstRun = Math.max(firstRun, runs[2]);
+        attempt(d.id, q);
+        const c = process.cpuUsage(c0);
+        return { ms: performance.now() - t0, cpu: (c.user + c.system) / 1000 };
+      }).sort((a, b) => a.ms - b.ms);
+      if (runs[1].ms > worst.ms) worst = { ms: runs[1].ms, cpu: runs[1].cpu, ds: d.id, q };
+      slowest = Math.max(slowest, runs[2].ms);
     }
   }
-  console.log(`worst in-process search (median of 3): ${worst.ms.toFixed(1)} ms (${worst.ds}, q="${worst.q.slice(0, 40)}…"); slowest single run ${firstRun.toFixed(1)} ms`);
+  console.log(`worst in-process search (median of 3, warm): ${worst.ms.toFixed(1)} ms wall, ${worst.cpu.toFixed(1)} ms CPU (${worst.ds}, q="${worst.q.slice(0, 40)}…"); slowest single run ${slowest.toFixed(1)} ms`);
 
   // Over HTTP: the worst query in a loop on one connection, /healthz polled on another.
   const state = tempDir('almanac-bench-worst-');

@@ -279,6 +279,7 @@ export class Release {
     const capped = boundWords(q);
     const shards = Array.from({ length: info.search_shards ?? 1 }, (_, n) => this.miniSearch(info, n));
     const fit = fitBudget(capped.words, (w, expand) => shards.reduce((n, ms) => n + indexEntries(ms, w, expand), 0), MAX_POSTINGS);
+    yield;
     const ignored = [...capped.ignored, ...fit.ignored];
     const narrow = new Set(fit.unexpanded);
     let partial = ignored.length > 0 || narrow.size > 0;
@@ -286,7 +287,12 @@ export class Release {
       // Scores are small integers: bucket by score, sort each bucket's ordinals as numbers.
       const buckets = new Map<number, number[]>();
       for (const ms of shards) {
-        for (const r of yield* matchRanked(ms, fit.keep, narrow)) (buckets.get(r.score) ?? buckets.set(r.score, []).get(r.score)!).push(r.ordinal);
+        const found = yield* matchRanked(ms, fit.keep, narrow);
+        for (let i = 0; i < found.length; i++) {
+          const r = found[i];
+          (buckets.get(r.score) ?? buckets.set(r.score, []).get(r.score)!).push(r.ordinal);
+          if ((i & 4095) === 4095) yield;
+        }
       }
       yield;
       const ordinals: number[] = [];
@@ -378,14 +384,15 @@ function* matchRanked(ms: MiniSearch, words: string[], narrow: Set<string>): Gen
   // candidates: a lookup per posting, never a full map of a common word.
   const byCost = [...words].sort((a, b) => indexEntries(ms, a, !narrow.has(a)) - indexEntries(ms, b, !narrow.has(b)));
   let scores: Map<number, number> | null = null;
+  let steps = 0;
   for (const w of byCost) {
+    yield;
     const next = new Map<number, number>();
     for (const [d, mark] of matchingTerms(index, w, !narrow.has(w))) {
       for (const byDoc of d.values()) {
-        let n = 0;
         for (const id of byDoc.keys()) {
-          // A pause point every 4096 postings; the driver decides whether to yield.
-          if ((++n & 4095) === 0) yield;
+          // A pause point every 1024 postings; the driver decides whether to yield.
+          if ((++steps & 1023) === 0) yield;
           const prev = scores === null ? 0 : scores.get(id);
           if (prev === undefined) continue;
           const have = next.get(id);
@@ -397,5 +404,10 @@ function* matchRanked(ms: MiniSearch, words: string[], narrow: Set<string>): Gen
     if (!scores.size) return [];
   }
   const ids = (ms as unknown as { _documentIds: Map<number, number> })._documentIds;
-  return [...(scores ?? [])].map(([id, score]) => ({ ordinal: ids.get(id)!, score }));
+  const out: { ordinal: number; score: number }[] = [];
+  for (const [id, score] of scores ?? []) {
+    out.push({ ordinal: ids.get(id)!, score });
+    if ((++steps & 1023) === 0) yield;
+  }
+  return out;
 }
