@@ -11,7 +11,9 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { PROJECT_ROOT, distDir } from '../pipeline/paths.ts';
+import { Release } from '../server/release.ts';
 import { KeyStore } from '../server/state/keys.ts';
+import { SOURCES } from '../sources/index.ts';
 import { cleanup, tempDir } from '../test/helpers.ts';
 import { hostileRequests, sendAll, type Outcome } from '../test/hostile-requests.ts';
 
@@ -49,8 +51,10 @@ async function main() {
     if (m) resolve(`http://127.0.0.1:${m[1]}`);
   }));
   const rssStart = rssMiB(child.pid!);
+  const built = new Release(distDir()).datasets;
+  const absent = SOURCES.map((x) => x.id).filter((id) => !built.has(id));
   let t0 = performance.now();
-  const out = await sendAll(base, fc.sample(hostileRequests(key, other), { seed: SEED, numRuns: COUNT }), 16);
+  const out = await sendAll(base, fc.sample(hostileRequests(key, other), { seed: SEED, numRuns: COUNT }), 16, absent);
   summary(`hostile run (seed ${SEED})`, out, (performance.now() - t0) / 1000);
   const rssAfterRun = rssMiB(child.pid!);
 
@@ -59,7 +63,7 @@ async function main() {
   const soak: Outcome[] = [];
   t0 = performance.now();
   for (let batch = 1; performance.now() - t0 < SOAK_S * 1000; batch++) {
-    soak.push(...(await sendAll(base, fc.sample(hostileRequests(key, other), { seed: SEED + batch, numRuns: 5000 }), 16)));
+    soak.push(...(await sendAll(base, fc.sample(hostileRequests(key, other), { seed: SEED + batch, numRuns: 5000 }), 16, absent)));
   }
   clearInterval(sampler);
   samples.push(rssMiB(child.pid!));
