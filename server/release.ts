@@ -8,8 +8,9 @@
  * which bench/serve.ts uses to measure what the cache buys).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { ApiError } from './errors.ts';
+import { verifyReleaseFiles } from './release-check.ts';
 import path from 'node:path';
 import MiniSearch from 'minisearch';
 import {
@@ -17,6 +18,7 @@ import {
 } from '../pipeline/paths.ts';
 import { searchOptions, type DatasetInfo } from '../pipeline/shards.ts';
 import { postings, searchWords, termPrefix, termSearchBounded, type TermShard } from '../pipeline/term-index.ts';
+import { indexEntries, matchRanked } from './search-index.ts';
 import {
   runSync, runYielding, BOUNDED_MATCH, MAX_CANDIDATES, MAX_POSTINGS, MAX_RANKED_POSTINGS, MAX_TERM_POSTINGS, PREFIX_MIN_LETTERS, boundWords, deadline, fitBudget, type SearchResult,
 } from './search-bounds.ts';
@@ -79,37 +81,13 @@ export class Release {
     this.absent = (this.manifest.absent as Record<string, string>) ?? {};
     this.cache = new Lru(cacheBytes);
     this.cacheBudget = cacheBytes;
-    this.verifyFiles();
+    verifyReleaseFiles(this.id, this.dir, this.manifest);
   }
 
   /** Files whose bytes did not match the manifest when first read; /healthz lists them. */
   readonly corrupt = new Set<string>();
   /** Reports a corrupt file once (set by the app). */
   onCorrupt: (rel: string) => void = () => {};
-
-  /**
-   * Every manifest file (and compressed variant) must exist with its recorded size before
-   * the release is served: a release with missing files is refused, and the server keeps
-   * the one it has (issue 9, fault 8). One stat per file: about 10 ms per 2,000 files.
-   */
-  private verifyFiles() {
-    const wrong: string[] = [];
-    for (const [rel, e] of Object.entries(this.manifest.files)) {
-      for (const [disk, size] of [[rel, e.size], [`${rel}.br`, e.br], [`${rel}.gz`, e.gzip]] as const) {
-        if (size === undefined) continue;
-        let actual: number | undefined;
-        try {
-          actual = statSync(path.join(this.dir, disk)).size;
-        } catch {
-          actual = undefined;
-        }
-        if (actual !== size) wrong.push(`${disk} (${actual === undefined ? 'missing' : `${actual} bytes, manifest says ${size}`})`);
-      }
-    }
-    if (wrong.length) {
-      throw new Error(`release ${this.id} in ${this.dir} is incomplete: ${wrong.length} file(s) differ from ${MANIFEST}, e.g. ${wrong.slice(0, 3).join(', ')}. Rebuild with npm run build`);
-    }
-  }
 
   entry(rel: string): FileEntry | undefined {
     return Object.hasOwn(this.manifest.files, rel) ? this.manifest.files[rel] : undefined;
@@ -335,79 +313,4 @@ export class Release {
         ...(info.search_rank ? { boostDocument: (_id, _term, stored) => 1 + Math.log10(1 + Number(stored?.__rank ?? 0)) } : {}),
       });
   }
-}
-
-type TermData = Map<number, Map<number, number>>;
-/** What one expanded word costs minisearch, in postings (measured with bench/worst-query.ts). */
-const TERM_COST = 20;
-/**
- * Index entries (document postings, all fields) a word touches in a minisearch index,
- * counted the way minisearch expands it: the word itself, its prefix matches, its typo
- * matches. Reads minisearch's radix tree (`_index`), which it does not export as API;
- * pinned minisearch 7.2.0, and test/hardening.test.ts checks the count against results.
- */
-type RadixIndex = { get(t: string): TermData | undefined; atPrefix(t: string): Iterable<[string, TermData]>; fuzzyGet(t: string, d: number): Map<string, [TermData, number]> };
-const radix = (ms: MiniSearch) => (ms as unknown as { _index: RadixIndex })._index;
-
-/** Every indexed word `w` matches the way minisearch expands it, with its kind: 3 itself, 2 by prefix, 1 with a typo. */
-function* matchingTerms(index: RadixIndex, w: string, expand: boolean): Generator<[TermData, number]> {
-  if (!expand || !BOUNDED_MATCH.prefix(w)) {
-    const d = index.get(w);
-    if (d) yield [d, 3];
-    return;
-  }
-  for (const [t, d] of index.atPrefix(w)) yield [d, t === w ? 3 : 2];
-  const edits = BOUNDED_MATCH.fuzzy(w);
-  if (edits) for (const [t, [d]] of index.fuzzyGet(w, edits)) if (!t.startsWith(w)) yield [d, 1];
-}
-
-function indexEntries(ms: MiniSearch, w: string, expand: boolean, limit = MAX_POSTINGS + 1): number {
-  let n = 0;
-  // Each matching word costs minisearch a pass of its own besides its postings. Stop
-  // counting once over the limit: counting a huge expansion must stay cheap too.
-  for (const [d] of matchingTerms(radix(ms), w, expand)) {
-    n += TERM_COST;
-    for (const docs of d.values()) n += docs.size;
-    if (n > limit) return n;
-  }
-  return n;
-}
-
-/**
- * Ordinals of the documents matching every word (AND) from the postings alone, ranked by
- * match kind (whole word, then prefix, then typo, summed over the words), then list order:
- * the term index's rule, at a fraction of minisearch's cost per entry.
- */
-function* matchRanked(ms: MiniSearch, words: string[], narrow: Set<string>): Generator<void, { ordinal: number; score: number }[]> {
-  const index = radix(ms);
-  // Rarest word first (by its counted entries), then each later word only filters the
-  // candidates: a lookup per posting, never a full map of a common word.
-  const byCost = [...words].sort((a, b) => indexEntries(ms, a, !narrow.has(a)) - indexEntries(ms, b, !narrow.has(b)));
-  let scores: Map<number, number> | null = null;
-  let steps = 0;
-  for (const w of byCost) {
-    yield;
-    const next = new Map<number, number>();
-    for (const [d, mark] of matchingTerms(index, w, !narrow.has(w))) {
-      for (const byDoc of d.values()) {
-        for (const id of byDoc.keys()) {
-          // A pause point every 1024 postings; the driver decides whether to yield.
-          if ((++steps & 1023) === 0) yield;
-          const prev = scores === null ? 0 : scores.get(id);
-          if (prev === undefined) continue;
-          const have = next.get(id);
-          if (have === undefined || have < prev + mark) next.set(id, prev + mark);
-        }
-      }
-    }
-    scores = next;
-    if (!scores.size) return [];
-  }
-  const ids = (ms as unknown as { _documentIds: Map<number, number> })._documentIds;
-  const out: { ordinal: number; score: number }[] = [];
-  for (const [id, score] of scores ?? []) {
-    out.push({ ordinal: ids.get(id)!, score });
-    if ((++steps & 1023) === 0) yield;
-  }
-  return out;
 }

@@ -13,7 +13,8 @@ import { readCurrent } from '../pipeline/writer.ts';
 import { createApp } from '../server/app.ts';
 import { runKeys } from '../server/keys-cli.ts';
 import { Release } from '../server/release.ts';
-import { MAX_RANKED_POSTINGS, MAX_SEARCH_WORDS, fitBudget } from '../server/search-bounds.ts';
+import { MAX_RANKED_POSTINGS, MAX_SEARCH_WORDS, fitBudget, runSync } from '../server/search-bounds.ts';
+import { indexEntries, matchRanked } from '../server/search-index.ts';
 import { termSearchBounded, type TermShard } from '../pipeline/term-index.ts';
 import elements from '../sources/elements.ts';
 import { quiet, startServer, type Running } from './helpers.ts';
@@ -97,6 +98,19 @@ describe('fault 1: every search has a cost bound independent of how the query is
     expect(fitBudget(['common', 'rare', 'mid'], cost, 50)).toEqual({ keep: ['rare', 'mid'], ignored: ['common'], unexpanded: [], total: 45 });
     expect(fitBudget(['pre', 'rare'], cost, 50)).toEqual({ keep: ['pre', 'rare'], ignored: [], unexpanded: ['pre'], total: 15 });
     expect(() => fitBudget(['common'], cost, 50)).toThrow(/matches too many index entries/);
+  });
+
+  it('matching from the postings finds exactly what minisearch finds, and counts at least as many entries', () => {
+    const release = srv.app.release();
+    const ms = (release as unknown as { miniSearch(i: unknown, n: number): Parameters<typeof indexEntries>[0] }).miniSearch(release.datasets.get('bible/kjv'), 0);
+    for (const q of ['jesus wept', 'shepherd sheep', 'begotten world', 'pharaoh egypt']) {
+      const words = q.split(' ');
+      const fromPostings = runSync(matchRanked(ms, words, new Set())).map((r) => r.ordinal).sort((a, b) => a - b);
+      const fromMinisearch = release.searchWithin('bible/kjv', q);
+      expect(fromMinisearch.ranked, q).toBeUndefined();
+      expect(fromPostings, q).toEqual([...fromMinisearch.ordinals].sort((a, b) => a - b));
+      for (const w of words) expect(indexEntries(ms, w, true)).toBeGreaterThanOrEqual(fromPostings.length);
+    }
   });
 
   it('a term-index search reads the rarest word first and caps its candidates', () => {
