@@ -14,7 +14,10 @@ let server;
 if (mode === 'sirv') {
   server = createServer(sirv(dir, { dev: false, etag: true, gzip: true, brotli: true }));
 } else {
-  server = createApp({ dist: process.env.ALMANAC_DIST!, stateDir: process.env.ALMANAC_STATE_DIR! }).server;
+  const app = createApp({ dist: process.env.ALMANAC_DIST!, stateDir: process.env.ALMANAC_STATE_DIR! });
+  // As `npm run serve` does: search indexes load before the first request.
+  await app.release().warmSearch();
+  server = app.server;
 }
 server.listen(0, '127.0.0.1', () => console.log(`listening ${(server.address() as AddressInfo).port}`));
 process.on('SIGINT', () => process.exit(0)); // lets --cpu-prof write its profile

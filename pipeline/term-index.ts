@@ -80,36 +80,76 @@ export class TermSpill {
   }
 }
 
-/** Ordinals matching every word of `q` (by prefix), exact-word matches first, then list order. */
-export function termSearch(q: string, shard: (prefix: string) => TermShard | undefined): number[] {
-  const words = [...new Set(searchWords(q))];
-  if (!words.length) return [];
+export interface TermSearchBounds {
+  /** Whether a word also matches by prefix (default: every word). */
+  prefix?: (word: string) => boolean;
+  /** At most this many records are ranked: the rarest word's first ones (in list order). */
+  maxCandidates?: number;
+  /** Checked between words; when true the search stops with what it has. */
+  expired?: () => boolean;
+}
+
+/** The postings of every indexed word matching `w` (by prefix when long enough), with `exact` marks. */
+export function postings(w: string, terms: TermShard, prefix: boolean): { lists: [number[], number][]; size: number } {
+  // Binary search for the first word ≥ w; words with prefix w follow it.
+  let lo = 0;
+  let hi = terms.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (terms[mid][0] < w) lo = mid + 1;
+    else hi = mid;
+  }
+  const lists: [number[], number][] = [];
+  let size = 0;
+  for (let i = lo; i < terms.length && terms[i][0].startsWith(w); i++) {
+    const exact = terms[i][0] === w;
+    if (!prefix && !exact) break;
+    lists.push([terms[i][1], exact ? 2 : 1]);
+    size += terms[i][1].length;
+  }
+  return { lists, size };
+}
+
+/**
+ * Ordinals matching every word of `words` (by prefix), exact-word matches first, then list
+ * order. Bounded (server/search-bounds.ts): the rarest word is read first and its
+ * candidates capped, so later words only filter a bounded set; `truncated` says whether a
+ * bound cut the result.
+ */
+export function termSearchBounded(words: string[], shard: (prefix: string) => TermShard | undefined, b: TermSearchBounds = {}): { ordinals: number[]; truncated: boolean } {
+  const max = b.maxCandidates ?? Infinity;
+  if (!words.length) return { ordinals: [], truncated: false };
+  const matched = words.map((w) => postings(w, shard(termPrefix(w)) ?? [], b.prefix?.(w) ?? true)).sort((x, y) => x.size - y.size);
+  let truncated = false;
   let scores: Map<number, number> | null = null;
-  for (const w of words) {
-    const terms = shard(termPrefix(w)) ?? [];
-    const mine = new Map<number, number>();
-    // Binary search for the first word ≥ w; words with prefix w follow it.
-    let lo = 0;
-    let hi = terms.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (terms[mid][0] < w) lo = mid + 1;
-      else hi = mid;
+  for (const { lists } of matched) {
+    if (scores && b.expired?.()) {
+      truncated = true;
+      break;
     }
-    for (let i = lo; i < terms.length && terms[i][0].startsWith(w); i++) {
-      const exact = terms[i][0] === w ? 2 : 1;
-      for (const o of terms[i][1]) mine.set(o, Math.max(mine.get(o) ?? 0, exact));
-    }
-    if (scores === null) scores = mine;
-    else {
+    if (scores === null) {
+      const first = new Map<number, number>();
+      for (const [list, mark] of lists) for (const o of list) first.set(o, Math.max(first.get(o) ?? 0, mark));
+      if (first.size > max) {
+        truncated = true;
+        scores = new Map([...first].sort((x, y) => x[0] - y[0]).slice(0, max));
+      } else scores = first;
+    } else {
       const next = new Map<number, number>();
-      for (const [o, s] of scores) {
-        const m = mine.get(o);
-        if (m !== undefined) next.set(o, s + m);
+      for (const [list, mark] of lists) {
+        for (const o of list) {
+          const s = scores.get(o);
+          if (s !== undefined) next.set(o, Math.max(next.get(o) ?? s, s + mark));
+        }
       }
       scores = next;
     }
-    if (!scores.size) return [];
+    if (!scores.size) return { ordinals: [], truncated };
   }
-  return [...scores!].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([o]) => o);
+  return { ordinals: [...scores!].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([o]) => o), truncated };
+}
+
+/** Ordinals matching every word of `q` (by prefix), exact-word matches first, then list order. */
+export function termSearch(q: string, shard: (prefix: string) => TermShard | undefined): number[] {
+  return termSearchBounded([...new Set(searchWords(q))], shard).ordinals;
 }

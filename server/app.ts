@@ -4,6 +4,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { unwatchFile, watchFile } from 'node:fs';
+import path from 'node:path';
+import { tryLock } from './state/lock.ts';
 import { currentPointer } from '../pipeline/paths.ts';
 import { authenticate, Limits, SCRIPTURE_CREDENTIALS } from './auth.ts';
 import { PUBLIC, SCRIPTURE, SURFACES, platformSurface } from './surfaces.ts';
@@ -25,6 +27,8 @@ export interface AppOptions {
   quota?: ConstructorParameters<typeof QuotaStore>[1];
   /** Test-only datasets served beside the real ones (their routes are added to /apis). */
   extraSources?: DatasetSource<any>[];
+  /** Milliseconds a client has to send its request headers before a 408 (default 10 s). */
+  headersTimeoutMs?: number;
 }
 
 export interface App {
@@ -36,14 +40,35 @@ export interface App {
 }
 
 const MAX_HEADER_BYTES = 16 * 1024;
+/** README "HTTP edges": headers within 10 s (408 after), a whole request within 30 s. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
 
+/**
+ * Builds the server. Throws, naming the file and the fix, when the state folder is held
+ * by another server or holds state it cannot trust, or when the release is incomplete.
+ */
 export function createApp(opts: AppOptions): App {
   const log = opts.log ?? ((m: string) => console.error(m));
-  const keys = new KeyStore(opts.stateDir);
-  const quota = new QuotaStore(opts.stateDir, opts.quota);
-  quota.open();
+  // One server per state folder: two would append to and compact one journal.
+  const unlock = tryLock(path.join(opts.stateDir, 'server.lock'), log);
+  let keys: KeyStore;
+  let quota: QuotaStore;
+  let release: Release;
+  try {
+    keys = new KeyStore(opts.stateDir, log);
+    quota = new QuotaStore(opts.stateDir, { log, ...opts.quota });
+    quota.open();
+    release = watched(new Release(opts.dist));
+  } catch (err) {
+    unlock();
+    throw err;
+  }
   const limits = new Limits(quota);
-  let release = new Release(opts.dist);
+  function watched(r: Release) {
+    r.onCorrupt = (file) => log(`release ${r.id}: ${file} does not match its manifest checksum; it answers 503 release_corrupt and /healthz reports degraded`);
+    return r;
+  }
   const surfaces = opts.extraSources?.length
     ? [platformSurface([...ROUTES.filter((r) => r.auth), ...opts.extraSources.flatMap(datasetRoutes)]), SCRIPTURE]
     : SURFACES;
@@ -55,15 +80,16 @@ export function createApp(opts: AppOptions): App {
   const pointer = currentPointer(opts.dist);
   watchFile(pointer, { interval: 1000 }, () => {
     try {
-      release = new Release(opts.dist);
+      const next = watched(new Release(opts.dist));
+      release = next;
+      void next.warmSearch().catch((err) => log(`warming the search indexes of ${next.id} failed: ${(err as Error).message}`));
     } catch (err) {
       log(`release reload failed, still serving ${release.id}: ${(err as Error).message}`);
     }
   });
-  const keyTimer = setInterval(() => keys.reload(), 1000);
-  keyTimer.unref();
+  let stateWarned = 0;
 
-  function handle(req: IncomingMessage, res: ServerResponse) {
+  async function handle(req: IncomingMessage, res: ServerResponse) {
     let limitHeaders: HeaderList = [];
     try {
       if (req.method === 'OPTIONS') {
@@ -71,6 +97,8 @@ export function createApp(opts: AppOptions): App {
         res.end();
         return;
       }
+      // Node's own check answers a bare 400; ours answers with the envelope.
+      if (!req.headers.host && req.httpVersionMinor >= 1) throw new ApiError('bad_request', 'the Host header is required (HTTP/1.1)');
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         throw new ApiError('method_not_allowed', `method ${req.method} is not allowed`, undefined, { allow: 'GET, HEAD, OPTIONS' });
       }
@@ -83,6 +111,8 @@ export function createApp(opts: AppOptions): App {
       // Authenticate before revealing whether a path exists.
       let key: KeyRecord | undefined;
       if (surface.credentials) {
+        // One stat of keys.json (about 2 µs): a revoke applies to the very next request.
+        keys.reload();
         key = authenticate(req, search, keys, surface.credentials);
         limitHeaders = limits.charge(key);
       }
@@ -101,29 +131,48 @@ export function createApp(opts: AppOptions): App {
       const hit = cacheable ? responses.get(cacheKey) : undefined;
       if (hit) return sendJson(req, res, hit.body, hit.etag, limitHeaders);
       const query = parseQuery(search, route.query);
-      const reply = route.handler({ release: rel, params, query, path: rawPath, key, quota });
+      const replied = route.handler({ release: rel, params, query, path: rawPath, key, quota });
+      const reply = replied instanceof Promise ? await replied : replied;
       if (reply.kind === 'file') return sendFile(req, res, rel, reply.path, limitHeaders);
       const fresh = { body: reply.body, etag: etagOf(reply.body) };
       if (cacheable) responses.set(cacheKey, fresh, Buffer.byteLength(fresh.body) + cacheKey.length + 64);
       sendJson(req, res, fresh.body, fresh.etag, limitHeaders);
     } catch (err) {
-      if (err instanceof ApiError) return sendError(req, res, err, limitHeaders);
+      if (err instanceof ApiError) {
+        if (err.code === 'state_unavailable' && Date.now() - stateWarned > 10_000) {
+          stateWarned = Date.now();
+          log(`quota journal write failed; requests answer 503 state_unavailable and are not billed`);
+        }
+        return sendError(req, res, err, limitHeaders);
+      }
       log(`internal error on ${req.method} ${(req.url ?? '').split('?')[0].slice(0, 200)}: ${(err as Error).stack}`);
       sendError(req, res, new ApiError('internal_error', 'internal error'), limitHeaders);
     }
   }
 
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, handle);
-  // Oversized or malformed requests never reach `handle`; answer them with the envelope too.
+  const headersTimeout = opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  const server = createServer({
+    maxHeaderSize: MAX_HEADER_BYTES,
+    requireHostHeader: false,
+    headersTimeout,
+    requestTimeout: Math.max(REQUEST_TIMEOUT_MS, headersTimeout + 1000),
+    // Node checks the timeouts on this interval (default 30 s, which made a 10 s limit 40 s).
+    connectionsCheckingInterval: Math.min(1000, headersTimeout),
+  }, handle);
+  // Oversized, malformed or too-slow requests never reach `handle`; answer them with the envelope too.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
     const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     const e = tooLarge
       ? new ApiError('headers_too_large', `request headers exceed ${MAX_HEADER_BYTES} bytes`)
-      : new ApiError('bad_request', 'malformed HTTP request');
+      : timeout
+        ? new ApiError('request_timeout', `the request headers did not arrive within ${headersTimeout / 1000} s`)
+        : new ApiError('bad_request', 'malformed HTTP request');
     const body = JSON.stringify({ error: { code: e.code, message: e.message, status: e.status } });
+    const reason = tooLarge ? 'Request Header Fields Too Large' : timeout ? 'Request Timeout' : 'Bad Request';
     socket.end(
-      `HTTP/1.1 ${e.status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      `HTTP/1.1 ${e.status} ${reason}\r\n` +
       `content-type: application/json; charset=utf-8\r\naccess-control-allow-origin: *\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
@@ -136,9 +185,9 @@ export function createApp(opts: AppOptions): App {
     release: () => release,
     close: () => new Promise<void>((resolve) => {
       unwatchFile(pointer);
-      clearInterval(keyTimer);
       server.close(() => {
         quota.close();
+        unlock();
         resolve();
       });
       server.closeAllConnections();

@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { ApiError } from './errors.ts';
 import { PLANS, monthOf, secondsToMonthEnd } from './state/plans.ts';
 import type { KeyRecord, KeyStore } from './state/keys.ts';
-import type { QuotaStore } from './state/quota.ts';
+import { StateWriteError, type QuotaStore } from './state/quota.ts';
 
 function bearer(header: string | undefined, invalid: () => ApiError): string | undefined {
   if (header === undefined) return undefined;
@@ -19,6 +19,15 @@ function bearer(header: string | undefined, invalid: () => ApiError): string | u
 
 const first = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h)?.trim();
 
+/**
+ * Node keeps only the first of two Authorization headers (and joins repeated custom ones),
+ * so a request carrying two different keys would be billed to the first one. The raw
+ * distinct values tell: a header repeated with different values is a conflict.
+ */
+function repeatedConflict(req: IncomingMessage, names: string[]): boolean {
+  return names.some((n) => new Set((req.headersDistinct[n] ?? []).map((v) => v.trim())).size > 1);
+}
+
 /** How a surface reads credentials and which catalogue codes its failures get. */
 export interface CredentialRules {
   /** Every credential the request carries, in order of preference. */
@@ -26,6 +35,10 @@ export interface CredentialRules {
   missing: ApiError;
   invalid: (why: string) => ApiError;
   inactive: () => ApiError;
+  /** Credentials that disagree: always a 403 (README "Authentication"). */
+  conflict: () => ApiError;
+  /** The credential headers whose repetition is checked. */
+  headers: string[];
 }
 
 /** /apis: X-Service-Key or Authorization: Bearer. */
@@ -34,6 +47,8 @@ export const PLATFORM_CREDENTIALS: CredentialRules = {
   missing: new ApiError('authentication_required', 'send a key in X-Service-Key or Authorization: Bearer'),
   invalid: (why) => new ApiError('invalid_key', why),
   inactive: () => new ApiError('invalid_key', 'the key has been revoked'),
+  conflict: () => new ApiError('conflicting_credentials', 'the credentials sent carry different keys; send one key'),
+  headers: ['x-service-key', 'authorization'],
 };
 
 /** /api/v1: Authorization: Bearer (preferred), X-Scripture-Key, or the key= query parameter. */
@@ -42,17 +57,20 @@ export const SCRIPTURE_CREDENTIALS: CredentialRules = {
   missing: new ApiError('api_key_required', 'send a key as Authorization: Bearer <key>, X-Scripture-Key, or key='),
   invalid: (why) => new ApiError('invalid_api_key', why),
   inactive: () => new ApiError('inactive_api_key', 'the key has been revoked or is not active'),
+  conflict: () => new ApiError('invalid_api_key', 'the credentials sent carry different keys; send one key'),
+  headers: ['authorization', 'x-scripture-key'],
 };
 
 /**
  * The key a request authenticates with. Several credential forms may be sent at once
- * only if they carry the same key; different keys are refused as invalid, since
- * guessing which one the client meant would bill the wrong key.
+ * only if they carry the same key; different keys are refused with 403, since guessing
+ * which one the client meant would bill the wrong key.
  */
 export function authenticate(req: IncomingMessage, search: URLSearchParams, keys: KeyStore, rules: CredentialRules): KeyRecord {
   const given = rules.read(req, search, () => rules.invalid('the Authorization header must have the form "Bearer <key>"')).filter((c): c is string => !!c);
+  if (repeatedConflict(req, rules.headers)) throw rules.conflict();
   if (!given.length) throw rules.missing;
-  if (given.some((c) => c !== given[0])) throw rules.invalid('the credentials sent carry different keys');
+  if (given.some((c) => c !== given[0])) throw rules.conflict();
   const rec = keys.verify(given[0]);
   if (!rec) throw rules.invalid('the key is not recognised');
   if (rec.status !== 'active') throw rules.inactive();
@@ -93,8 +111,14 @@ export class Limits {
         plan: key.plan, monthly_quota: plan.monthly, used,
       }, { 'retry-after': String(reset), 'ratelimit-policy': policy, ratelimit: `"monthly";r=0;t=${reset}` });
     }
+    let count: number;
+    try {
+      count = this.quota.count(key.id, now, month);
+    } catch (err) {
+      if (!(err instanceof StateWriteError)) throw err;
+      throw new ApiError('state_unavailable', 'the request could not be counted, so it was not served or billed; retry later', undefined, { 'retry-after': '5' });
+    }
     b.tokens -= 1;
-    const count = this.quota.count(key.id, now, month);
     return ['ratelimit-policy', policy, 'ratelimit', `"monthly";r=${plan.monthly - count};t=${reset}`];
   }
 }

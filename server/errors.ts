@@ -14,6 +14,7 @@ export const ERROR_CATALOGUE = {
   invalid_value: { status: 400, summary: 'The value to convert is not a decimal number.' },
   authentication_required: { status: 401, summary: 'No X-Service-Key or Authorization: Bearer credential was sent.' },
   invalid_key: { status: 401, summary: 'The credential is unknown, revoked or malformed.' },
+  conflicting_credentials: { status: 403, summary: 'Several credentials were sent (headers, repeated headers) and they carry different keys.' },
   api_key_required: { status: 401, summary: 'Scripture API: no key was sent (Authorization: Bearer, X-Scripture-Key or key=).' },
   invalid_api_key: { status: 403, summary: 'Scripture API: the key is unknown, malformed, or the credentials sent disagree.' },
   inactive_api_key: { status: 403, summary: 'Scripture API: the key has been revoked.' },
@@ -31,10 +32,13 @@ export const ERROR_CATALOGUE = {
   chapter_not_found: { status: 404, summary: 'The book has no chapter with this number in this translation.' },
   verse_not_found: { status: 404, summary: 'The chapter has no verse with this number in this translation.' },
   method_not_allowed: { status: 405, summary: 'Only GET, HEAD and OPTIONS are served.' },
+  request_timeout: { status: 408, summary: 'The request headers did not arrive within the server\'s header timeout.' },
   monthly_quota_exceeded: { status: 429, summary: "The key's monthly request quota is used up." },
   rate_limited: { status: 429, summary: "The key's per-second burst limit was exceeded." },
   headers_too_large: { status: 431, summary: 'The request headers exceed the server limit.' },
   internal_error: { status: 500, summary: 'An unexpected fault; it is logged without credentials.' },
+  state_unavailable: { status: 503, summary: 'The request could not be counted durably (the state folder refused a write); it was not billed. Retry later.' },
+  release_corrupt: { status: 503, summary: 'A file of the live release does not match its manifest checksum; it is not served and the fault is logged.' },
   dataset_unavailable: { status: 503, summary: 'The dataset was not built: its upstream input could not be had. details.reason says why.' },
 } as const;
 

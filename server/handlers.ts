@@ -7,6 +7,7 @@ import { OPENAPI } from '../pipeline/paths.ts';
 import type { DatasetInfo } from '../pipeline/shards.ts';
 import { ApiError } from './errors.ts';
 import { columnPredicate } from './filters.ts';
+import { searchMeta } from './search-bounds.ts';
 import type { Query } from './query.ts';
 import type { Release } from './release.ts';
 import type { KeyRecord } from './state/keys.ts';
@@ -27,7 +28,8 @@ export type Reply =
   | { kind: 'json'; body: Buffer | string }
   | { kind: 'file'; path: string };
 
-export type Handler = (ctx: Ctx) => Reply;
+/** A handler answers at once, or (searches) with a promise so long work can yield to other requests. */
+export type Handler = (ctx: Ctx) => Reply | Promise<Reply>;
 
 /** Per-dataset `meta` prefix, computed once per release. */
 const metaCache = new WeakMap<DatasetInfo, Record<string, unknown>>();
@@ -142,16 +144,18 @@ function equalityFiltered(ctx: Ctx, ds: string, fixed: Record<string, string>): 
 }
 
 /** List order, or relevance order when `q` is given; filters narrow either. */
-function listOrSearch(ctx: Ctx, ds: string, fixed?: Record<string, string>): Reply {
+function listOrSearch(ctx: Ctx, ds: string, fixed?: Record<string, string>): Reply | Promise<Reply> {
   const f = filtered(ctx, ds, fixed);
   if (ctx.query.q === undefined) return page(ctx, ds, f);
   const q = String(ctx.query.q);
-  let hits = ctx.release.search(ds, q);
-  if (f) {
-    const keep = new Set(f);
-    hits = hits.filter((o) => keep.has(o));
-  }
-  return page(ctx, ds, hits, { q, order: 'relevance' });
+  return ctx.release.searchAsync(ds, q).then((found) => {
+    let hits = found.ordinals;
+    if (f) {
+      const keep = new Set(f);
+      hits = hits.filter((o) => keep.has(o));
+    }
+    return page(ctx, ds, hits, { q, order: 'relevance', ...searchMeta(found) });
+  });
 }
 
 export const list = (ds: string): Handler => (ctx) => listOrSearch(ctx, ds);
@@ -221,7 +225,11 @@ export const viewGet = (ds: string, fixed: Record<string, string>): Handler => (
   return { kind: 'json', body };
 };
 
-export const health: Handler = (ctx) => ({ kind: 'json', body: JSON.stringify({ status: 'ok', release: ctx.release.id }) });
+/** `degraded` when a release file failed its checksum (those files answer 503 release_corrupt). */
+export const health: Handler = (ctx) => {
+  const corrupt = [...ctx.release.corrupt];
+  return { kind: 'json', body: JSON.stringify(corrupt.length ? { status: 'degraded', release: ctx.release.id, corrupt_files: corrupt } : { status: 'ok', release: ctx.release.id }) };
+};
 
 export const openapi: Handler = () => ({ kind: 'file', path: OPENAPI });
 

@@ -64,7 +64,7 @@ export function runKeys(argv: string[], env: NodeJS.ProcessEnv = process.env, ou
       return 0;
     }
     case 'usage': {
-      const quota = new QuotaStore(dir);
+      const quota = new QuotaStore(dir, { readOnly: true });
       const month = monthOf(Date.now());
       for (const k of keys.keys().filter((k) => !arg || k.id === arg)) {
         const used = quota.used(k.id);

@@ -5,6 +5,8 @@ import { createApp } from './app.ts';
 
 export async function serve(env: NodeJS.ProcessEnv = process.env) {
   const app = createApp({ dist: distDir(env), stateDir: stateDir(env) });
+  // Cold search indexes load before the first client arrives (README "Query rules").
+  await app.release().warmSearch();
   const host = env.HOST ?? '127.0.0.1';
   const port = Number(env.PORT ?? 8080);
   await new Promise<void>((resolve) => app.server.listen(port, host, resolve));

@@ -34,7 +34,8 @@ function operation(route: Route, codes: string[], authStatuses: number[]) {
   if (route.auth) {
     for (const s of [...authStatuses, 429]) responses[s] = errorResponse(`${s === 429 ? 'Quota or rate limit exceeded; see Retry-After' : 'Credential refused'} (${codesFor(s, codes)})`);
   }
-  if (route.dataset) responses[503] = errorResponse('Dataset not in the live release (dataset_unavailable)');
+  // Any route may meet a damaged release file (release_corrupt); a counted one, a state write failure.
+  responses[503] = errorResponse(`Service unavailable (${codesFor(503, codes)})`);
   return { operationId: route.operationId, summary: route.summary, tags: [route.tag], ...(route.auth ? {} : { security: [] }), parameters, responses };
 }
 
@@ -65,7 +66,7 @@ function document(spec: DocSpec): Record<string, unknown> {
 
 const ALL_CODES = Object.keys(ERROR_CATALOGUE);
 const SCRIPTURE_ONLY = ['api_key_required', 'invalid_api_key', 'inactive_api_key', 'invalid_reference', 'range_out_of_order', 'range_too_long', 'range_translation_mismatch', 'translation_not_found', 'translation_unavailable', 'book_not_found', 'chapter_not_found', 'verse_not_found'];
-const PLATFORM_ONLY = ['authentication_required', 'invalid_key', 'dataset_not_found', 'record_not_found', 'dataset_unavailable', 'incompatible_units', 'unit_not_convertible', 'invalid_value'];
+const PLATFORM_ONLY = ['authentication_required', 'invalid_key', 'conflicting_credentials', 'dataset_not_found', 'record_not_found', 'dataset_unavailable', 'incompatible_units', 'unit_not_convertible', 'invalid_value'];
 
 export function platformOpenApi(): Record<string, unknown> {
   const schemas: Record<string, SchemaObject> = {};
@@ -81,7 +82,7 @@ export function platformOpenApi(): Record<string, unknown> {
       bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'API key' },
     },
     codes: ALL_CODES.filter((c) => !SCRIPTURE_ONLY.includes(c)),
-    authStatuses: [401],
+    authStatuses: [401, 403],
   });
 }
 

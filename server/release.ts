@@ -7,14 +7,21 @@
  * LRU bounded by ALMANAC_CACHE_MB (default 256; 0 reads from disk on every request,
  * which bench/serve.ts uses to measure what the cache buys).
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { ApiError } from './errors.ts';
+import { verifyReleaseFiles } from './release-check.ts';
 import path from 'node:path';
 import MiniSearch from 'minisearch';
 import {
   MANIFEST, PACK_SIZE, aliasKey, bucketOf, columnPath, filterPath, termsPath, keyBucketPath, packOf, packPath, releaseDir, searchPath,
 } from '../pipeline/paths.ts';
 import { searchOptions, type DatasetInfo } from '../pipeline/shards.ts';
-import { termSearch, type TermShard } from '../pipeline/term-index.ts';
+import { postings, searchWords, termPrefix, termSearchBounded, type TermShard } from '../pipeline/term-index.ts';
+import { indexEntries, matchRanked } from './search-index.ts';
+import {
+  runSync, runYielding, BOUNDED_MATCH, MAX_CANDIDATES, MAX_POSTINGS, MAX_RANKED_POSTINGS, MAX_TERM_POSTINGS, PREFIX_MIN_LETTERS, boundWords, deadline, fitBudget, type SearchResult,
+} from './search-bounds.ts';
 import type { Manifest, FileEntry } from '../pipeline/writer.ts';
 import { readCurrent } from '../pipeline/writer.ts';
 
@@ -52,6 +59,9 @@ export class Lru<V> {
   }
 }
 
+const corruptError = (rel: string) =>
+  new ApiError('release_corrupt', 'a file of the live release is damaged; the operator has been told', { file: rel.slice(0, 200) });
+
 export class Release {
   readonly id: string;
   readonly dir: string;
@@ -59,6 +69,7 @@ export class Release {
   readonly datasets = new Map<string, DatasetInfo>();
   readonly absent: Record<string, string>;
   private cache: Lru<unknown>;
+  private readonly cacheBudget: number;
 
   constructor(dist: string, cacheBytes = Number(process.env.ALMANAC_CACHE_MB ?? 256) * 2 ** 20) {
     const id = readCurrent(dist);
@@ -69,7 +80,14 @@ export class Release {
     for (const [k, v] of Object.entries(this.manifest.datasets as Record<string, DatasetInfo>)) this.datasets.set(k, v);
     this.absent = (this.manifest.absent as Record<string, string>) ?? {};
     this.cache = new Lru(cacheBytes);
+    this.cacheBudget = cacheBytes;
+    verifyReleaseFiles(this.id, this.dir, this.manifest);
   }
+
+  /** Files whose bytes did not match the manifest when first read; /healthz lists them. */
+  readonly corrupt = new Set<string>();
+  /** Reports a corrupt file once (set by the app). */
+  onCorrupt: (rel: string) => void = () => {};
 
   entry(rel: string): FileEntry | undefined {
     return Object.hasOwn(this.manifest.files, rel) ? this.manifest.files[rel] : undefined;
@@ -79,8 +97,18 @@ export class Release {
   file(rel: string, encoding: '' | 'br' | 'gzip' = ''): Buffer {
     if (!this.entry(rel)) throw new Error(`not in manifest: ${rel}`);
     const disk = rel + (encoding === 'br' ? '.br' : encoding === 'gzip' ? '.gz' : '');
+    if (this.corrupt.has(rel)) throw corruptError(rel);
     return this.cached(`f:${disk}`, () => {
       const b = readFileSync(path.join(this.dir, disk));
+      // Checked on first read (then cached): identity bytes against the build's sha256,
+      // compressed variants against their recorded size.
+      const e = this.entry(rel)!;
+      const ok = encoding ? b.length === (encoding === 'br' ? e.br : e.gzip) : b.length === e.size && createHash('sha256').update(b).digest('hex') === e.sha256;
+      if (!ok) {
+        this.corrupt.add(rel);
+        this.onCorrupt(disk);
+        throw corruptError(rel);
+      }
       return [b, b.length];
     });
   }
@@ -170,30 +198,134 @@ export class Release {
     return this.json<(number | null)[]>(columnPath(ds, field));
   }
 
-  /** Ordinals matching `q`, best first; a sharded index is searched shard by shard and merged by score. */
+  /** Ordinals matching `q`, best first (see searchWithin for the bounds that apply). */
   search(ds: string, q: string): number[] {
-    const info = this.datasets.get(ds)!;
-    if (info.search_kind === 'terms') {
-      return termSearch(q, (prefix) => (this.entry(termsPath(ds, prefix)) ? this.json<TermShard>(termsPath(ds, prefix)) : undefined));
-    }
-    const shards = info.search_shards ?? 1;
-    if (shards === 1) return this.searchShard(info, 0, q).map((r) => r.id as number);
-    const all = Array.from({ length: shards }, (_, n) => this.searchShard(info, n, q)).flat();
-    return all.sort((a, b) => b.score - a.score || (a.id as number) - (b.id as number)).map((r) => r.id as number);
+    return this.searchWithin(ds, q).ordinals;
   }
 
-  private searchShard(info: DatasetInfo, n: number, q: string) {
-    const ds = info.id;
-    const ms = this.cached(`s:${ds}:${n}`, () => {
-      const text = this.file(searchPath(ds, n)).toString('utf8');
+  /** searchWithin, run to completion at once (benches, tests). */
+  searchWithin(ds: string, q: string): SearchResult {
+    return runSync(this.searchSteps(ds, q));
+  }
+
+  /**
+   * searchWithin for the server: the long part (ranking a broad query from its postings)
+   * gives the event loop back every SEARCH_SLICE_MS, so /healthz and other requests are
+   * answered while it runs.
+   */
+  async searchAsync(ds: string, q: string): Promise<SearchResult> {
+    const info = this.datasets.get(ds)!;
+    if (info.search_kind !== 'terms') {
+      for (let n = 0; n < (info.search_shards ?? 1); n++) await this.loadIndex(info, n);
+    }
+    return runYielding(this.searchSteps(ds, q));
+  }
+
+  private loading = new Map<string, Promise<unknown>>();
+
+  /**
+   * Loads every minisearch index while the cache has room, so no client waits for a cold
+   * index (the server calls it before listening and after a release switch).
+   */
+  async warmSearch(): Promise<void> {
+    // Largest first: they are the slow cold loads; small ones load in milliseconds anyway.
+    const all = [...this.datasets.values()]
+      .filter((info) => info.search_fields?.length && info.search_kind !== 'terms')
+      .flatMap((info) => Array.from({ length: info.search_shards ?? 1 }, (_, n) => ({ info, n, size: this.entry(searchPath(info.id, n))?.size ?? 0 })))
+      .sort((a, b) => b.size - a.size);
+    for (const { info, n, size } of all) {
+      if (size && this.cache.bytes + size * 4 <= this.cacheBudget) await this.loadIndex(info, n);
+    }
+  }
+
+  private async loadIndex(info: DatasetInfo, n: number) {
+    const key = `s:${info.id}:${n}`;
+    if (this.cache.get(key) !== undefined) return;
+    let p = this.loading.get(key);
+    if (!p) {
+      p = (async () => {
+        const text = this.file(searchPath(info.id, n)).toString('utf8');
+        const ms = await MiniSearch.loadJSONAsync(text, searchOptions(info.search_fields, info.search_rank, info.search_tuning?.stopWords));
+        this.cache.set(key, ms, text.length * 4);
+      })().finally(() => this.loading.delete(key));
+      this.loading.set(key, p);
+    }
+    await p;
+  }
+
+  /**
+   * Ordinals matching `q`, best first, within the cost bound of server/search-bounds.ts;
+   * a sharded index is searched shard by shard and merged by score.
+   */
+  private *searchSteps(ds: string, q: string): Generator<void, SearchResult> {
+    const info = this.datasets.get(ds)!;
+    const expired = deadline();
+    if (info.search_kind === 'terms') {
+      const capped = boundWords(q, searchWords);
+      const terms = (prefix: string) => (this.entry(termsPath(ds, prefix)) ? this.json<TermShard>(termsPath(ds, prefix)) : undefined);
+      const expands = (w: string) => w.length >= PREFIX_MIN_LETTERS;
+      const fit = fitBudget(capped.words, (w, expand) => postings(w, terms(termPrefix(w)) ?? [], expand && expands(w)).size, MAX_TERM_POSTINGS);
+      const narrow = new Set(fit.unexpanded);
+      const r = termSearchBounded(fit.keep, terms, { prefix: (w) => expands(w) && !narrow.has(w), maxCandidates: MAX_CANDIDATES, expired });
+      const ignored = [...capped.ignored, ...fit.ignored];
+      return { ordinals: r.ordinals, ignored, unexpanded: fit.unexpanded, partial: r.truncated || ignored.length > 0 || narrow.size > 0 };
+    }
+    const capped = boundWords(q);
+    const shards = Array.from({ length: info.search_shards ?? 1 }, (_, n) => this.miniSearch(info, n));
+    const fit = fitBudget(capped.words, (w, expand) => shards.reduce((n, ms) => n + indexEntries(ms, w, expand), 0), MAX_POSTINGS);
+    yield;
+    const ignored = [...capped.ignored, ...fit.ignored];
+    const narrow = new Set(fit.unexpanded);
+    let partial = ignored.length > 0 || narrow.size > 0;
+    if (fit.total > MAX_RANKED_POSTINGS) {
+      // Scores are small integers: bucket by score, sort each bucket's ordinals as numbers.
+      const buckets = new Map<number, number[]>();
+      for (const ms of shards) {
+        const found = yield* matchRanked(ms, fit.keep, narrow);
+        for (let i = 0; i < found.length; i++) {
+          const r = found[i];
+          (buckets.get(r.score) ?? buckets.set(r.score, []).get(r.score)!).push(r.ordinal);
+          if ((i & 4095) === 4095) yield;
+        }
+      }
+      yield;
+      const ordinals: number[] = [];
+      for (const score of [...buckets.keys()].sort((a, b) => b - a)) {
+        for (const o of Float64Array.from(buckets.get(score)!).sort()) ordinals.push(o);
+        yield;
+      }
+      return { ordinals, ignored, unexpanded: fit.unexpanded, partial, ranked: false };
+    }
+    const text = fit.keep.join(' ');
+    const all = [];
+    for (let n = 0; n < shards.length; n++) {
+      if (n && expired()) {
+        partial = true;
+        break;
+      }
+      all.push(...this.searchShard(info, shards[n], text, narrow));
+    }
+    const ordinals = shards.length === 1
+      ? all.map((r) => r.id as number)
+      : all.sort((a, b) => b.score - a.score || (a.id as number) - (b.id as number)).map((r) => r.id as number);
+    return { ordinals, ignored, unexpanded: fit.unexpanded, partial };
+  }
+
+  private miniSearch(info: DatasetInfo, n: number): MiniSearch {
+    return this.cached(`s:${info.id}:${n}`, () => {
+      const text = this.file(searchPath(info.id, n)).toString('utf8');
       return [MiniSearch.loadJSON(text, searchOptions(info.search_fields, info.search_rank, info.search_tuning?.stopWords)), text.length * 4];
     });
+  }
+
+  private searchShard(info: DatasetInfo, ms: MiniSearch, q: string, narrow: Set<string>) {
     const tuning = info.search_tuning;
     return ms
       .search(q, {
-        prefix: tuning ? (term) => term.length >= tuning.prefixMinLength : true,
-        fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
-        ...(tuning ? { maxFuzzy: tuning.maxTypos } : {}),
+        // A dataset's own tuning (aviation: prefixes from 3 letters, one typo) narrows the bounds further.
+        prefix: (term) => BOUNDED_MATCH.prefix(term) && !narrow.has(term) && term.length >= (tuning?.prefixMinLength ?? 0),
+        fuzzy: (term) => (narrow.has(term) ? false : BOUNDED_MATCH.fuzzy(term)),
+        maxFuzzy: Math.min(BOUNDED_MATCH.maxFuzzy, tuning?.maxTypos ?? Infinity),
         combineWith: 'AND',
         ...(info.search_boost ? { boost: info.search_boost } : {}),
         ...(info.search_rank ? { boostDocument: (_id, _term, stored) => 1 + Math.log10(1 + Number(stored?.__rank ?? 0)) } : {}),

@@ -155,9 +155,12 @@ function camel(s: string) {
 
 export const ROUTES: Route[] = [
   {
-    path: '/healthz', operationId: 'health', summary: 'Liveness and the live release id (no key, not counted)', tag: 'platform',
+    path: '/healthz', operationId: 'health', summary: 'Liveness and the live release id; "degraded" lists release files that failed their checksum (no key, not counted)', tag: 'platform',
     pathParams: [], query: [], auth: false, handler: h.health,
-    response: { type: 'object', required: ['status', 'release'], properties: { status: { const: 'ok' }, release: { type: 'string' } } },
+    response: {
+      type: 'object', required: ['status', 'release'],
+      properties: { status: { enum: ['ok', 'degraded'] }, release: { type: 'string' }, corrupt_files: { type: 'array', items: { type: 'string' } } },
+    },
   },
   {
     path: '/apis', operationId: 'catalogue', summary: 'Datasets with contract version, data release, record count and sources', tag: 'platform',

@@ -155,13 +155,13 @@ describe('aviation over HTTP (fixture release)', () => {
     expect((await get('/apis/aviation/search?q=airport')).body.meta.total).toBe(0);
   });
 
-  it('reads at most two shard files for /airports/{ident} (a key bucket and a pack)', () => {
+  it('reads at most two shard files for /airports/{ident} (a key bucket and a pack)', async () => {
     for (const code of ['KJFK', 'jfk', 'oca']) {
       const release = new Release(dist, 0);
       const reads: string[] = [];
       const file = release.file.bind(release);
       release.file = (rel, enc) => (reads.push(rel), file(rel, enc));
-      const reply = viewGet('aviation', { kind: 'airport' })({ release, params: { ident: code }, query: {}, path: '/', quota: undefined as never });
+      const reply = await viewGet('aviation', { kind: 'airport' })({ release, params: { ident: code }, query: {}, path: '/', quota: undefined as never });
       expect(reply.kind).toBe('json');
       expect(reads.length, `${code}: ${reads.join(', ')}`).toBeLessThanOrEqual(2);
     }

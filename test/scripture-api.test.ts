@@ -132,9 +132,10 @@ describe('text', () => {
 
 describe('search', () => {
   it('ranks matching verses and paginates', async () => {
-    const r = await call('/api/v1/search?translation=kjv&q=God%20so%20loved%20the%20world&limit=2');
+    // Two-letter words match whole words only and 'the' is too common to rank (README "Query rules").
+    const r = await call('/api/v1/search?translation=kjv&q=God%20loved%20world&limit=2');
     expect(r.body.data[0].reference).toBe('john.3.16');
-    expect(r.body.meta).toMatchObject({ q: 'God so loved the world', limit: 2, offset: 0 });
+    expect(r.body.meta).toMatchObject({ q: 'God loved world', limit: 2, offset: 0 });
     expect(r.body.meta.total).toBeGreaterThan(2);
     const next = await call(r.body.meta.next);
     expect(next.body.meta.offset).toBe(2);

@@ -159,11 +159,12 @@ describe('authentication', () => {
     expect(r.body.error.code).toBe('authentication_required');
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
   });
-  it('answers 401 invalid_key for an unknown key, a malformed header, conflicting keys and a revoked key', async () => {
+  it('answers 401 invalid_key for an unknown key, a malformed header and a revoked key, 403 conflicting_credentials for conflicting keys', async () => {
     expect((await call('/apis/elements/H', { 'x-service-key': 'alm_nope_nope_nope' })).body.error.code).toBe('invalid_key');
     expect((await call('/apis/elements/H', { authorization: `Basic ${key}` })).body.error.code).toBe('invalid_key');
     const other = srv.key('development');
-    expect((await call('/apis/elements/H', { 'x-service-key': key, authorization: `Bearer ${other}` })).body.error.code).toBe('invalid_key');
+    const conflict = await call('/apis/elements/H', { 'x-service-key': key, authorization: `Bearer ${other}` });
+    expect([conflict.status, conflict.body.error.code]).toEqual([403, 'conflicting_credentials']);
     const revoked = srv.key('basic');
     srv.app.keys.setStatus(revoked, 'revoked');
     const r = await call('/apis/elements/H', { 'x-service-key': revoked });

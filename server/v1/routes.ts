@@ -16,6 +16,7 @@ import {
   MAX_RANGE_VERSES, V1, chapterLinks, findBook, findChapter, referenceOrdinal, translation, verseItem, verseOrdinal, type Translation,
 } from './text.ts';
 import { ApiError } from '../errors.ts';
+import { searchMeta } from '../search-bounds.ts';
 import type { BookSummary } from '../../sources/scripture/dataset.ts';
 import { STUDY_DATASET } from '../../sources/scripture/study/dataset.ts';
 import { FILTER_PARAMS, MAX_STUDY_VERSES, STUDY_RESPONSE, rangeStudy, readable, sourceCoverage, sourceTexts, studyInfo, verseStudy, type StudyVerse } from './study.ts';
@@ -197,15 +198,16 @@ export const V1_ROUTES: Route[] = [
   },
   {
     ...base, path: `${V1}/search`, operationId: 'v1Search', summary: 'Ranked full-text search of one translation', pathParams: [], query: [TRANSLATION_PARAM, Q, LIMIT, OFFSET], response: ENVELOPE,
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const t = translation(ctx, String(ctx.query.translation));
       const { limit, offset } = ctx.query as { limit: number; offset: number };
-      const hits = ctx.release.search(t.ds, String(ctx.query.q));
+      const found = await ctx.release.searchAsync(t.ds, String(ctx.query.q));
+      const hits = found.ordinals;
       const data = hits.slice(offset, offset + limit).map((o) => verseItem(ctx, t, o));
       const next = offset + limit < hits.length
         ? `${V1}/search?${new URLSearchParams({ translation: t.slug, q: String(ctx.query.q), limit: String(limit), offset: String(offset + limit) })}`
         : null;
-      return envelope(ctx, 'search', data, t, undefined, { q: ctx.query.q, total: hits.length, limit, offset, next, order: 'relevance' });
+      return envelope(ctx, 'search', data, t, undefined, { q: ctx.query.q, total: hits.length, limit, offset, next, order: 'relevance', ...searchMeta(found) });
     },
   },
   ...studyRoute('study', 'Readable text plus source panels with word tokens'),

@@ -1,0 +1,85 @@
+/**
+ * Reading a loaded minisearch index directly, for the search cost bound
+ * (server/search-bounds.ts): how many index entries a word touches, and the ranking by
+ * match kind used when a query touches too many entries for minisearch to score. Both
+ * read minisearch's radix tree (`_index`) and id map (`_documentIds`), which it does not
+ * export as API: minisearch is pinned at 7.2.0, and test/hardening.test.ts checks the
+ * results against minisearch's own.
+ */
+import type MiniSearch from 'minisearch';
+import { BOUNDED_MATCH, MAX_POSTINGS } from './search-bounds.ts';
+
+export type TermData = Map<number, Map<number, number>>;
+/** What one expanded word costs minisearch, in postings (measured with bench/worst-query.ts). */
+const TERM_COST = 20;
+/**
+ * Index entries (document postings, all fields) a word touches in a minisearch index,
+ * counted the way minisearch expands it: the word itself, its prefix matches, its typo
+ * matches. Reads minisearch's radix tree (`_index`), which it does not export as API;
+ * pinned minisearch 7.2.0, and test/hardening.test.ts checks the count against results.
+ */
+type RadixIndex = { get(t: string): TermData | undefined; atPrefix(t: string): Iterable<[string, TermData]>; fuzzyGet(t: string, d: number): Map<string, [TermData, number]> };
+const radix = (ms: MiniSearch) => (ms as unknown as { _index: RadixIndex })._index;
+
+/** Every indexed word `w` matches the way minisearch expands it, with its kind: 3 itself, 2 by prefix, 1 with a typo. */
+function* matchingTerms(index: RadixIndex, w: string, expand: boolean): Generator<[TermData, number]> {
+  if (!expand || !BOUNDED_MATCH.prefix(w)) {
+    const d = index.get(w);
+    if (d) yield [d, 3];
+    return;
+  }
+  for (const [t, d] of index.atPrefix(w)) yield [d, t === w ? 3 : 2];
+  const edits = BOUNDED_MATCH.fuzzy(w);
+  if (edits) for (const [t, [d]] of index.fuzzyGet(w, edits)) if (!t.startsWith(w)) yield [d, 1];
+}
+
+export function indexEntries(ms: MiniSearch, w: string, expand: boolean, limit = MAX_POSTINGS + 1): number {
+  let n = 0;
+  // Each matching word costs minisearch a pass of its own besides its postings. Stop
+  // counting once over the limit: counting a huge expansion must stay cheap too.
+  for (const [d] of matchingTerms(radix(ms), w, expand)) {
+    n += TERM_COST;
+    for (const docs of d.values()) n += docs.size;
+    if (n > limit) return n;
+  }
+  return n;
+}
+
+/**
+ * Ordinals of the documents matching every word (AND) from the postings alone, ranked by
+ * match kind (whole word, then prefix, then typo, summed over the words), then list order:
+ * the term index's rule, at a fraction of minisearch's cost per entry.
+ */
+export function* matchRanked(ms: MiniSearch, words: string[], narrow: Set<string>): Generator<void, { ordinal: number; score: number }[]> {
+  const index = radix(ms);
+  // Rarest word first (by its counted entries), then each later word only filters the
+  // candidates: a lookup per posting, never a full map of a common word.
+  const byCost = [...words].sort((a, b) => indexEntries(ms, a, !narrow.has(a)) - indexEntries(ms, b, !narrow.has(b)));
+  let scores: Map<number, number> | null = null;
+  let steps = 0;
+  for (const w of byCost) {
+    yield;
+    const next = new Map<number, number>();
+    for (const [d, mark] of matchingTerms(index, w, !narrow.has(w))) {
+      for (const byDoc of d.values()) {
+        for (const id of byDoc.keys()) {
+          // A pause point every 1024 postings; the driver decides whether to yield.
+          if ((++steps & 1023) === 0) yield;
+          const prev = scores === null ? 0 : scores.get(id);
+          if (prev === undefined) continue;
+          const have = next.get(id);
+          if (have === undefined || have < prev + mark) next.set(id, prev + mark);
+        }
+      }
+    }
+    scores = next;
+    if (!scores.size) return [];
+  }
+  const ids = (ms as unknown as { _documentIds: Map<number, number> })._documentIds;
+  const out: { ordinal: number; score: number }[] = [];
+  for (const [id, score] of scores ?? []) {
+    out.push({ ordinal: ids.get(id)!, score });
+    if ((++steps & 1023) === 0) yield;
+  }
+  return out;
+}
