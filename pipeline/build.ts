@@ -71,6 +71,9 @@ export async function build(opts: BuildOptions = {}) {
 
   try {
     for (const source of sources) {
+      // A macrotask turn between datasets: awaits of settled promises alone never let
+      // timers and I/O run, so an in-process build would hold its event loop for minutes.
+      await new Promise((resolve) => setImmediate(resolve));
       const t0 = performance.now();
       const step = (what: string) => process.stdout.isTTY && process.stdout.write(`\r\x1b[K${source.id}: ${what}`);
       const before = { files: writer.files, bytes };
