@@ -13,6 +13,7 @@ import type { KeyRecord } from './state/keys.ts';
 import { ApiError } from './errors.ts';
 import { PREFLIGHT_HEADERS, etagOf, sendError, sendFile, sendJson, type HeaderList } from './http.ts';
 import { parseQuery } from './query.ts';
+import { sendDownload } from './downloads.ts';
 import { Lru, Release } from './release.ts';
 import { KeyStore } from './state/keys.ts';
 import { QuotaStore } from './state/quota.ts';
@@ -25,7 +26,14 @@ export interface AppOptions {
   quota?: ConstructorParameters<typeof QuotaStore>[1];
   /** Test-only datasets served beside the real ones (their routes are added to /apis). */
   extraSources?: DatasetSource<any>[];
+  /** Serve this release instead of dist's live one (an offline bundle: `serve --bundle`); it is never reloaded. */
+  release?: Release;
+  /** No keys and no counting (`serve --open`, for local use of a bundle): every request acts as OPEN_KEY. */
+  open?: boolean;
 }
+
+/** The caller of every request in open mode (/api/v1/key describes it; nothing is counted). */
+export const OPEN_KEY: KeyRecord = { id: 'open', hash: '', plan: 'development', status: 'active', label: 'open mode (serve --open)', created: '1970-01-01T00:00:00.000Z' };
 
 export interface App {
   server: Server;
@@ -43,7 +51,7 @@ export function createApp(opts: AppOptions): App {
   const quota = new QuotaStore(opts.stateDir, opts.quota);
   quota.open();
   const limits = new Limits(quota);
-  let release = new Release(opts.dist);
+  let release = opts.release ?? new Release(opts.dist);
   const surfaces = opts.extraSources?.length
     ? [platformSurface([...ROUTES.filter((r) => r.auth), ...opts.extraSources.flatMap(datasetRoutes)]), SCRIPTURE]
     : SURFACES;
@@ -53,7 +61,7 @@ export function createApp(opts: AppOptions): App {
 
   // Nightly rebuilds switch dist/current; pick the new release up without a restart.
   const pointer = currentPointer(opts.dist);
-  watchFile(pointer, { interval: 1000 }, () => {
+  if (!opts.release) watchFile(pointer, { interval: 1000 }, () => {
     try {
       release = new Release(opts.dist);
     } catch (err) {
@@ -82,7 +90,8 @@ export function createApp(opts: AppOptions): App {
       const match = surface.router.match(rawPath);
       // Authenticate before revealing whether a path exists.
       let key: KeyRecord | undefined;
-      if (surface.credentials) {
+      if (surface.credentials && opts.open) key = OPEN_KEY;
+      else if (surface.credentials) {
         key = authenticate(req, search, keys, surface.credentials);
         limitHeaders = limits.charge(key);
       }
@@ -102,7 +111,11 @@ export function createApp(opts: AppOptions): App {
       if (hit) return sendJson(req, res, hit.body, hit.etag, limitHeaders);
       const query = parseQuery(search, route.query);
       const reply = route.handler({ release: rel, params, query, path: rawPath, key, quota });
-      if (reply.kind === 'file') return sendFile(req, res, rel, reply.path, limitHeaders);
+      if (reply.kind === 'file') {
+        if (!rel.entry(reply.path)) throw new ApiError('not_found', 'this file is not part of the served release'); // a partial offline bundle
+        return sendFile(req, res, rel, reply.path, limitHeaders);
+      }
+      if (reply.kind === 'download') return sendDownload(req, res, reply, limitHeaders);
       const fresh = { body: reply.body, etag: etagOf(reply.body) };
       if (cacheable) responses.set(cacheKey, fresh, Buffer.byteLength(fresh.body) + cacheKey.length + 64);
       sendJson(req, res, fresh.body, fresh.etag, limitHeaders);

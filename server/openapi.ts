@@ -25,7 +25,11 @@ function operation(route: Route, codes: string[], authStatuses: number[]) {
     ...route.query.map((q) => ({ name: q.name, in: 'query', required: !!q.required, description: q.description, schema: q.schema })),
   ];
   const responses: Record<string, unknown> = {
-    200: { description: 'Successful response', content: { 'application/json': { schema: route.response } } },
+    200: { description: 'Successful response', content: { [route.media ?? 'application/json']: { schema: route.response } } },
+    ...(route.media ? {
+      206: { description: 'Partial content: the part named by Range (Content-Range says which)', content: { [route.media]: { schema: route.response } } },
+      416: errorResponse('The Range starts beyond the end of the file (range_not_satisfiable); Content-Range: bytes */<size>'),
+    } : {}),
     304: { description: 'Not modified (If-None-Match matched the ETag)' },
     400: errorResponse(`Invalid parameters (${codesFor(400, codes)})`),
     404: errorResponse(`Not found (${codesFor(404, codes)})`),
@@ -65,7 +69,7 @@ function document(spec: DocSpec): Record<string, unknown> {
 
 const ALL_CODES = Object.keys(ERROR_CATALOGUE);
 const SCRIPTURE_ONLY = ['api_key_required', 'invalid_api_key', 'inactive_api_key', 'invalid_reference', 'range_out_of_order', 'range_too_long', 'range_translation_mismatch', 'translation_not_found', 'translation_unavailable', 'book_not_found', 'chapter_not_found', 'verse_not_found'];
-const PLATFORM_ONLY = ['authentication_required', 'invalid_key', 'dataset_not_found', 'record_not_found', 'dataset_unavailable', 'incompatible_units', 'unit_not_convertible', 'invalid_value'];
+const PLATFORM_ONLY = ['download_not_found', 'range_not_satisfiable', 'authentication_required', 'invalid_key', 'dataset_not_found', 'record_not_found', 'dataset_unavailable', 'incompatible_units', 'unit_not_convertible', 'invalid_value'];
 
 export function platformOpenApi(): Record<string, unknown> {
   const schemas: Record<string, SchemaObject> = {};

@@ -14,6 +14,7 @@ import { ApiError } from './errors.ts';
 import { CONVERT_PARAMS, CONVERT_SCHEMA, convertHandler } from './convert.ts';
 import { GEO_PARAMS, INCLUDE_EXPIRED } from './filters.ts';
 import { TAG_SCHEMA, tagReply } from './language-tags.ts';
+import { getDownload, listDownloads } from './downloads.ts';
 
 export interface Route {
   path: string;
@@ -31,6 +32,8 @@ export interface Route {
   auth: boolean;
   /** False when the body depends on the caller (e.g. /api/v1/key), so it must not be reused. */
   cache?: boolean;
+  /** Media type of the 200 body when it is not JSON (a download, served with Range support). */
+  media?: string;
   handler: h.Handler;
 }
 
@@ -153,6 +156,26 @@ function camel(s: string) {
   return s.replace(/[-/](.)/g, (_, c: string) => c.toUpperCase());
 }
 
+/** An archive of the bundle as /apis/downloads lists it (pipeline/bundle.ts ArchiveEntry). */
+const ARCHIVE_SCHEMA: SchemaObject = {
+  type: 'object', required: ['name', 'file', 'kind', 'datasets', 'records', 'size', 'sha256', 'links'],
+  properties: {
+    name: { type: 'string' }, file: { type: 'string' }, kind: { enum: ['all', 'dataset', 'translation'] },
+    datasets: { type: 'array', items: { type: 'string' } }, records: { type: 'integer' }, size: { type: 'integer' },
+    sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' }, links: { type: 'object', required: ['download'], properties: { download: { type: 'string' } } },
+  },
+};
+const DOWNLOADS_SCHEMA: SchemaObject = {
+  type: 'object', required: ['data', 'meta'],
+  properties: {
+    data: { type: 'array', items: ARCHIVE_SCHEMA },
+    meta: {
+      type: 'object', required: ['release', 'total'],
+      properties: { release: { type: 'string' }, built_at: { type: 'string' }, total: { type: 'integer' }, note: { type: 'string' } },
+    },
+  },
+};
+
 export const ROUTES: Route[] = [
   {
     path: '/healthz', operationId: 'health', summary: 'Liveness and the live release id (no key, not counted)', tag: 'platform',
@@ -167,6 +190,15 @@ export const ROUTES: Route[] = [
   {
     path: '/apis/openapi.json', operationId: 'openapi', summary: 'This OpenAPI 3.1 document', tag: 'platform',
     pathParams: [], query: [], auth: true, handler: h.openapi, response: { type: 'object', required: ['openapi', 'info', 'paths'] },
+  },
+  {
+    path: '/apis/downloads', operationId: 'downloads', summary: 'The offline bundle of the live release: archives with size and sha256 (npm run bundle)', tag: 'downloads',
+    pathParams: [], query: [], auth: true, cache: false, handler: listDownloads, response: DOWNLOADS_SCHEMA,
+  },
+  {
+    path: '/apis/downloads/{file}', operationId: 'download', summary: 'One bundle archive (or download.json, SHA256SUMS); Range resumes a broken download', tag: 'downloads',
+    pathParams: [{ name: 'file', description: 'A file name listed by /apis/downloads, e.g. all.tar.gz, elements.tar.gz, bible-kjv.tar.gz.' }],
+    query: [], auth: true, cache: false, media: 'application/gzip', handler: getDownload, response: { type: 'string', format: 'binary' },
   },
   ...SOURCES.flatMap(datasetRoutes),
 ];
