@@ -53,7 +53,7 @@ export function createApp(opts: AppOptions): App {
   const limits = new Limits(quota);
   let release = opts.release ?? new Release(opts.dist);
   const surfaces = opts.extraSources?.length
-    ? [platformSurface([...ROUTES.filter((r) => r.auth), ...opts.extraSources.flatMap(datasetRoutes)]), SCRIPTURE]
+    ? [platformSurface([...ROUTES.filter((r) => r.path.startsWith('/apis')), ...opts.extraSources.flatMap(datasetRoutes)]), SCRIPTURE]
     : SURFACES;
   // Handlers are pure functions of (release, URL), so a finished body and its ETag can be
   // reused for the next request of the same URL. bench/serve.ts measures what this buys.
@@ -90,9 +90,11 @@ export function createApp(opts: AppOptions): App {
       const match = surface.router.match(rawPath);
       // Authenticate before revealing whether a path exists.
       let key: KeyRecord | undefined;
-      if (surface.credentials && opts.open) key = OPEN_KEY;
-      else if (surface.credentials) {
-        key = authenticate(req, search, keys, surface.credentials);
+      // The OpenAPI documents are public (auth: false) although they sit under the surfaces.
+      const keyed = !!surface.credentials && match?.route.auth !== false;
+      if (keyed && opts.open) key = OPEN_KEY;
+      else if (keyed) {
+        key = authenticate(req, search, keys, surface.credentials!);
         limitHeaders = limits.charge(key);
       }
       // The key= credential is not a query parameter of any endpoint.

@@ -10,12 +10,13 @@ import { TRANSLATION_SLUGS, UNAVAILABLE } from '../../sources/scripture/catalogu
 import { datasetId, type TranslationSummary } from '../../sources/scripture/dataset.ts';
 import type { Handler, Reply } from '../handlers.ts';
 import { LIMIT, OFFSET, Q, type ParamSpec } from '../query.ts';
-import type { Route } from '../routes.ts';
+import { OPENAPI_DOC_SCHEMA, type Route } from '../routes.ts';
 import { PLANS } from '../state/plans.ts';
 import {
   MAX_RANGE_VERSES, V1, chapterLinks, findBook, findChapter, referenceOrdinal, translation, verseItem, verseOrdinal, type Translation,
 } from './text.ts';
 import { ApiError } from '../errors.ts';
+import { BOOKS_REPLY, BOOK_REPLY, CHAPTER_REPLY, KEY_REPLY, RANGE_REPLY, SEARCH_REPLY, TRANSLATIONS_REPLY, VERSE_REPLY } from './schemas.ts';
 import type { BookSummary } from '../../sources/scripture/dataset.ts';
 
 const DATA_POLICY = {
@@ -105,24 +106,20 @@ const T = { name: 'translation', description: 'Translation slug, e.g. kjv.' };
 const B = { name: 'book', description: 'Book slug (lower-case OSIS id), e.g. gen, 1sam, matt, tob.' };
 const C = { name: 'chapter', description: 'Chapter number.' };
 const V = { name: 'verse', description: 'Verse number.' };
-const ENVELOPE: SchemaObject = {
-  type: 'object', required: ['meta', 'data'],
-  properties: { meta: { type: 'object', required: ['api_version', 'endpoint', 'data_policy'], properties: { api_version: { const: 'v1' } } } },
-};
 
 const base = { tag: 'scripture', auth: true } as const;
 const textRoutes = (prefix: string, ns: string, summary: string): Route[] => [
-  { ...base, path: `${prefix}/range`, operationId: `${ns}Range`, summary: `${summary}: verse range (at most ${MAX_RANGE_VERSES} verses)`, pathParams: [T], query: [REF('from'), REF('to')], response: ENVELOPE, handler: range(`${ns}.range`) },
-  { ...base, path: `${prefix}/{book}`, operationId: `${ns}Book`, summary: `${summary}: whole book, by chapter`, pathParams: [T, B], query: [], response: ENVELOPE, handler: wholeBook(`${ns}.book`) },
-  { ...base, path: `${prefix}/{book}/{chapter}`, operationId: `${ns}Chapter`, summary: `${summary}: one chapter`, pathParams: [T, B, C], query: [], response: ENVELOPE, handler: chapter(`${ns}.chapter`) },
-  { ...base, path: `${prefix}/{book}/{chapter}/{verse}`, operationId: `${ns}Verse`, summary: `${summary}: one verse`, pathParams: [T, B, C, V], query: [], response: ENVELOPE, handler: verse(`${ns}.verse`) },
+  { ...base, path: `${prefix}/range`, operationId: `${ns}Range`, summary: `${summary}: verse range (at most ${MAX_RANGE_VERSES} verses)`, pathParams: [T], query: [REF('from'), REF('to')], response: RANGE_REPLY, handler: range(`${ns}.range`) },
+  { ...base, path: `${prefix}/{book}`, operationId: `${ns}Book`, summary: `${summary}: whole book, by chapter`, pathParams: [T, B], query: [], response: BOOK_REPLY, handler: wholeBook(`${ns}.book`) },
+  { ...base, path: `${prefix}/{book}/{chapter}`, operationId: `${ns}Chapter`, summary: `${summary}: one chapter`, pathParams: [T, B, C], query: [], response: CHAPTER_REPLY, handler: chapter(`${ns}.chapter`) },
+  { ...base, path: `${prefix}/{book}/{chapter}/{verse}`, operationId: `${ns}Verse`, summary: `${summary}: one verse`, pathParams: [T, B, C, V], query: [], response: VERSE_REPLY, handler: verse(`${ns}.verse`) },
 ];
 
 export const V1_ROUTES: Route[] = [
-  { ...base, path: `${V1}/openapi`, operationId: 'v1OpenApi', summary: 'This OpenAPI 3.1 catalogue of the v1 surface', pathParams: [], query: [], response: { type: 'object', required: ['openapi'] }, handler: () => ({ kind: 'file', path: OPENAPI_V1 }) },
+  { ...base, auth: false, path: `${V1}/openapi`, operationId: 'v1OpenApi', summary: 'This OpenAPI 3.1 catalogue of the v1 surface (no key, not counted)', pathParams: [], query: [], response: OPENAPI_DOC_SCHEMA, handler: () => ({ kind: 'file', path: OPENAPI_V1 }) },
   {
     ...base, path: `${V1}/key`, operationId: 'v1Key', summary: 'Tier, monthly quota, usage, remaining calls and last use of the calling key', pathParams: [], query: [], cache: false,
-    response: ENVELOPE,
+    response: KEY_REPLY,
     handler: (ctx) => {
       const k = ctx.key!;
       const plan = PLANS[k.plan];
@@ -135,11 +132,11 @@ export const V1_ROUTES: Route[] = [
     },
   },
   {
-    ...base, path: `${V1}/translations`, operationId: 'v1Translations', summary: 'Translations, available or not (with the reason)', pathParams: [], query: [], response: ENVELOPE,
+    ...base, path: `${V1}/translations`, operationId: 'v1Translations', summary: 'Translations, available or not (with the reason)', pathParams: [], query: [], response: TRANSLATIONS_REPLY,
     handler: (ctx) => envelope(ctx, 'translations', TRANSLATION_SLUGS.map((s) => translationItem(ctx, s))),
   },
   {
-    ...base, path: `${V1}/books`, operationId: 'v1Books', summary: 'Books of a translation with chapter and verse counts', pathParams: [], query: [TRANSLATION_PARAM], response: ENVELOPE,
+    ...base, path: `${V1}/books`, operationId: 'v1Books', summary: 'Books of a translation with chapter and verse counts', pathParams: [], query: [TRANSLATION_PARAM], response: BOOKS_REPLY,
     handler: (ctx) => {
       const t = translation(ctx, String(ctx.query.translation));
       const data = t.summary.books.map((b) => ({
@@ -150,7 +147,7 @@ export const V1_ROUTES: Route[] = [
     },
   },
   {
-    ...base, path: `${V1}/search`, operationId: 'v1Search', summary: 'Ranked full-text search of one translation', pathParams: [], query: [TRANSLATION_PARAM, Q, LIMIT, OFFSET], response: ENVELOPE,
+    ...base, path: `${V1}/search`, operationId: 'v1Search', summary: 'Ranked full-text search of one translation', pathParams: [], query: [TRANSLATION_PARAM, Q, LIMIT, OFFSET], response: SEARCH_REPLY,
     handler: (ctx) => {
       const t = translation(ctx, String(ctx.query.translation));
       const { limit, offset } = ctx.query as { limit: number; offset: number };
