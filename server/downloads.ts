@@ -28,7 +28,8 @@ interface Served { downloads: Downloads; files: Map<string, DownloadReply> }
 const byRelease = new Map<string, Served>();
 
 function served(rel: Release): Served | null {
-  const hit = byRelease.get(rel.id);
+  const k = `${rel.dist}\n${rel.id}`; // an identical release may live in several dist folders (tests)
+  const hit = byRelease.get(k);
   if (hit) return hit;
   const downloads = readDownloads(rel.dist, rel.id);
   if (!downloads) return null;
@@ -42,7 +43,7 @@ function served(rel: Release): Served | null {
     files.set(name, { kind: 'download', file: path.join(dir, name), name, size: body.length, etag: `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`, type });
   }
   const s = { downloads, files };
-  byRelease.set(rel.id, s);
+  byRelease.set(k, s);
   return s;
 }
 

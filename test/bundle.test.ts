@@ -10,7 +10,6 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { build } from '../pipeline/build.ts';
 import { writeBundle, type Downloads } from '../pipeline/bundle.ts';
 import { DOWNLOADS, PROJECT_ROOT, SHA256SUMS, bundleRoot } from '../pipeline/paths.ts';
 import { untar } from '../pipeline/tar.ts';
@@ -18,9 +17,6 @@ import { AmbiguousId, open } from '../reader/index.ts';
 import { createApp } from '../server/app.ts';
 import { bundleRelease } from '../server/main.ts';
 import { parseRange } from '../server/downloads.ts';
-import elements from '../sources/elements.ts';
-import kjv from '../sources/scripture/kjv.ts';
-import { translationDataset } from '../sources/scripture/dataset.ts';
 import { OpenApiChecker } from './openapi-check.ts';
 import { cleanup, quiet, startServer, tempDir, type Running } from './helpers.ts';
 
@@ -41,12 +37,29 @@ function extract(...files: string[]): string {
   return dir;
 }
 
+/**
+ * Build and bundle in a child process: the KJV build is seconds of synchronous work that,
+ * on a loaded machine, would block this worker long enough for vitest's RPC to time out.
+ */
+async function buildAndBundle(env: Record<string, string>): Promise<Downloads & { dir: string }> {
+  const script = `import { build } from './pipeline/build.ts';
+import { writeBundle } from './pipeline/bundle.ts';
+import { ALL_SOURCES } from './sources/index.ts';
+await build({ sources: ALL_SOURCES.filter((s) => ['elements', 'bible/kjv'].includes(s.id)), log: () => {} });
+process.stdout.write(JSON.stringify(await writeBundle({ log: () => {} })));`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '', stderr = '';
+  child.stdout.on('data', (c) => (stdout += c));
+  child.stderr.on('data', (c) => (stderr += c));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (code !== 0) throw new Error(`build and bundle failed (exit ${code}): ${stderr.slice(-2000)}`);
+  return JSON.parse(stdout);
+}
+
 beforeAll(async () => {
   dist = tempDir('almanac-bundle-dist-');
   cache = tempDir('almanac-bundle-cache-');
-  const env = { ALMANAC_DIST: dist, ALMANAC_CACHE: cache };
-  await build({ env, sources: [elements, translationDataset(kjv)], log: quiet });
-  downloads = await writeBundle({ env, log: quiet });
+  downloads = await buildAndBundle({ ALMANAC_DIST: dist, ALMANAC_CACHE: cache, ALMANAC_MIRROR: '' });
   out = downloads.dir;
 });
 afterAll(() => cleanup(dist, cache, ...extracted));

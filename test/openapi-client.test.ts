@@ -5,7 +5,7 @@
  * against test/client/program.ts and then calls this server.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
@@ -74,9 +74,16 @@ describe('OpenAPI documents', () => {
       },
       include: ['*.ts'],
     }));
-    const tsc = spawnSync(path.join(PROJECT_ROOT, 'node_modules', '.bin', 'tsc'), ['-p', work], { encoding: 'utf8' });
-    expect(tsc.stdout + tsc.stderr).toBe('');
-    expect(tsc.status).toBe(0);
+    // Asynchronously: a blocked worker under load can time out vitest's RPC.
+    const tsc = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(path.join(PROJECT_ROOT, 'node_modules', '.bin', 'tsc'), ['-p', work], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (c) => (out += c));
+      child.stderr.on('data', (c) => (out += c));
+      child.on('close', (code) => resolve({ code, out }));
+    });
+    expect(tsc.out).toBe('');
+    expect(tsc.code).toBe(0);
 
     const { run } = await import(path.join(work, 'program.ts'));
     const out = await run(srv.base, key);
