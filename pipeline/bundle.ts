@@ -84,10 +84,12 @@ async function gzipMember(out: string, entries: { path: string; content: () => B
   await pipeline(Readable.from(blocks()), createGzip({ level: LEVEL }), createWriteStream(out));
 }
 
+/** The parts one after another (a pipeline per part with end: false would pile listeners on the writer). */
 async function concat(out: string, parts: string[]) {
-  const w = createWriteStream(out);
-  for (const p of parts) await pipeline(createReadStream(p), w, { end: false });
-  await new Promise<void>((resolve, reject) => w.end((err?: Error | null) => (err ? reject(err) : resolve())));
+  async function* chunks() {
+    for (const p of parts) yield* createReadStream(p);
+  }
+  await pipeline(Readable.from(chunks()), createWriteStream(out));
 }
 
 async function sha256File(file: string): Promise<string> {
