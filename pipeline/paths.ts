@@ -120,3 +120,25 @@ export function tarballLocation(pkg: string, version: string, env: NodeJS.Proces
   const base = pkg.split('/').pop();
   return path.join(cacheDir(env), 'registry.npmjs.org', pkg, '-', `${base}-${version}.tgz`);
 }
+
+/**
+ * Offline bundles (pipeline/bundle.ts), outside the release folders because they are
+ * made after a release is live, from it:
+ *   dist/bundles/<release>/download.json   the download manifest (archives, sizes, sha256)
+ *   dist/bundles/<release>/SHA256SUMS      the same sha256s, for `sha256sum -c`
+ *   dist/bundles/<release>/<name>.tar.gz   one per dataset and translation, and all.tar.gz
+ * Inside every archive: almanac-<release>/ with the dataset files at their release paths
+ * and bundle/<name>.json describing that archive's datasets, so several archives extract
+ * into one folder without overwriting each other's metadata.
+ */
+export const bundlesDir = (dist: string) => path.join(dist, 'bundles');
+export const bundleDir = (dist: string, release: string) => path.join(bundlesDir(dist), release);
+export const DOWNLOADS = 'download.json';
+export const SHA256SUMS = 'SHA256SUMS';
+export const BUNDLE_ALL = 'all';
+/** Archive name of a dataset: its id with slashes as dashes (bible/kjv → bible-kjv). */
+export const archiveName = (ds: string) => ds.replace(/\//g, '-');
+export const archiveFile = (name: string) => `${name}.tar.gz`;
+export const bundleRoot = (release: string) => `almanac-${release}`;
+/** Per-archive metadata inside an extracted bundle. */
+export const bundleMetaPath = (name: string) => `bundle/${name}.json`;

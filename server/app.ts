@@ -15,6 +15,7 @@ import type { KeyRecord } from './state/keys.ts';
 import { ApiError } from './errors.ts';
 import { PREFLIGHT_HEADERS, etagOf, sendError, sendFile, sendJson, type HeaderList } from './http.ts';
 import { parseQuery } from './query.ts';
+import { sendDownload } from './downloads.ts';
 import { Lru, Release } from './release.ts';
 import { KeyStore } from './state/keys.ts';
 import { QuotaStore } from './state/quota.ts';
@@ -29,7 +30,14 @@ export interface AppOptions {
   extraSources?: DatasetSource<any>[];
   /** Milliseconds a client has to send its request headers before a 408 (default 10 s). */
   headersTimeoutMs?: number;
+  /** Serve this release instead of dist's live one (an offline bundle: `serve --bundle`); it is never reloaded. */
+  release?: Release;
+  /** No keys and no counting (`serve --open`, for local use of a bundle): every request acts as OPEN_KEY. */
+  open?: boolean;
 }
+
+/** The caller of every request in open mode (/api/v1/key describes it; nothing is counted). */
+export const OPEN_KEY: KeyRecord = { id: 'open', hash: '', plan: 'development', status: 'active', label: 'open mode (serve --open)', created: '1970-01-01T00:00:00.000Z' };
 
 export interface App {
   server: Server;
@@ -59,7 +67,7 @@ export function createApp(opts: AppOptions): App {
     keys = new KeyStore(opts.stateDir, log);
     quota = new QuotaStore(opts.stateDir, { log, ...opts.quota });
     quota.open();
-    release = watched(new Release(opts.dist));
+    release = watched(opts.release ?? new Release(opts.dist));
   } catch (err) {
     unlock();
     throw err;
@@ -70,7 +78,7 @@ export function createApp(opts: AppOptions): App {
     return r;
   }
   const surfaces = opts.extraSources?.length
-    ? [platformSurface([...ROUTES.filter((r) => r.auth), ...opts.extraSources.flatMap(datasetRoutes)]), SCRIPTURE]
+    ? [platformSurface([...ROUTES.filter((r) => r.path.startsWith('/apis')), ...opts.extraSources.flatMap(datasetRoutes)]), SCRIPTURE]
     : SURFACES;
   // Handlers are pure functions of (release, URL), so a finished body and its ETag can be
   // reused for the next request of the same URL. bench/serve.ts measures what this buys.
@@ -78,7 +86,7 @@ export function createApp(opts: AppOptions): App {
 
   // Nightly rebuilds switch dist/current; pick the new release up without a restart.
   const pointer = currentPointer(opts.dist);
-  watchFile(pointer, { interval: 1000 }, () => {
+  if (!opts.release) watchFile(pointer, { interval: 1000 }, () => {
     try {
       const next = watched(new Release(opts.dist));
       release = next;
@@ -110,10 +118,13 @@ export function createApp(opts: AppOptions): App {
       const match = surface.router.match(rawPath);
       // Authenticate before revealing whether a path exists.
       let key: KeyRecord | undefined;
-      if (surface.credentials) {
+      // The OpenAPI documents are public (auth: false) although they sit under the surfaces.
+      const keyed = !!surface.credentials && match?.route.auth !== false;
+      if (keyed && opts.open) key = OPEN_KEY;
+      else if (keyed) {
         // One stat of keys.json (about 2 µs): a revoke applies to the very next request.
         keys.reload();
-        key = authenticate(req, search, keys, surface.credentials);
+        key = authenticate(req, search, keys, surface.credentials!);
         limitHeaders = limits.charge(key);
       }
       // The key= credential is not a query parameter of any endpoint.
@@ -133,7 +144,11 @@ export function createApp(opts: AppOptions): App {
       const query = parseQuery(search, route.query);
       const replied = route.handler({ release: rel, params, query, path: rawPath, key, quota });
       const reply = replied instanceof Promise ? await replied : replied;
-      if (reply.kind === 'file') return sendFile(req, res, rel, reply.path, limitHeaders);
+      if (reply.kind === 'file') {
+        if (!rel.entry(reply.path)) throw new ApiError('not_found', 'this file is not part of the served release'); // a partial offline bundle
+        return sendFile(req, res, rel, reply.path, limitHeaders);
+      }
+      if (reply.kind === 'download') return sendDownload(req, res, reply, limitHeaders);
       const fresh = { body: reply.body, etag: etagOf(reply.body) };
       if (cacheable) responses.set(cacheKey, fresh, Buffer.byteLength(fresh.body) + cacheKey.length + 64);
       sendJson(req, res, fresh.body, fresh.etag, limitHeaders);

@@ -3,6 +3,7 @@
  * with the units source (sources/units/index.ts, exact rationals); this module only binds
  * it to HTTP: look both units up by id or alias, convert, map failures to the catalogue.
  */
+import { DATASET_META } from './schemas.ts';
 import type { SchemaObject } from 'ajv';
 import { convert, type UnitRecord } from '../sources/units/index.ts';
 import { ApiError } from './errors.ts';
@@ -32,7 +33,7 @@ export const CONVERT_SCHEMA: SchemaObject = {
         exact: { type: 'boolean' },
       },
     },
-    meta: { type: 'object' },
+    meta: DATASET_META,
   },
 };
 

@@ -26,7 +26,9 @@ export interface Ctx {
 
 export type Reply =
   | { kind: 'json'; body: Buffer | string }
-  | { kind: 'file'; path: string };
+  | { kind: 'file'; path: string }
+  /** A bundle archive outside the release (server/downloads.ts): streamed, with Range support. */
+  | { kind: 'download'; file: string; name: string; size: number; etag: string; type: string };
 
 /** A handler answers at once, or (searches) with a promise so long work can yield to other requests. */
 export type Handler = (ctx: Ctx) => Reply | Promise<Reply>;

@@ -5,6 +5,7 @@
  * tag (zh-Hant, i-klingon) is a record of its own and never reaches this; an unparsable
  * key or an unregistered subtag stays a 404 naming it.
  */
+import { DATASET_META } from './schemas.ts';
 import type { SchemaObject } from 'ajv';
 import { parse } from 'bcp-47';
 import { ApiError } from './errors.ts';
@@ -28,7 +29,7 @@ export const TAG_SCHEMA: SchemaObject = {
         private_use: { type: 'array', items: { type: 'string' }, description: 'Private-use subtags (x-…), not looked up' },
       },
     },
-    meta: { type: 'object' },
+    meta: DATASET_META,
   },
 };
 

@@ -11,31 +11,63 @@ import { V1_ROUTES } from './v1/routes.ts';
 export const PLATFORM_CONTRACT_VERSION = '0.9.0';
 export const SCRIPTURE_CONTRACT_VERSION = '0.1.0';
 
-const errorResponse = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-});
+type Code = keyof typeof ERROR_CATALOGUE;
+const inStatus = (status: number, codes: string[]) => codes.filter((c) => ERROR_CATALOGUE[c as Code].status === status) as Code[];
 
-const codesFor = (status: number, codes: string[]) =>
-  codes.filter((c) => ERROR_CATALOGUE[c as keyof typeof ERROR_CATALOGUE].status === status).join(', ');
+const HEADER = (description: string, type = 'string') => ({ description, schema: { type } });
+const RATE_HEADERS = {
+  RateLimit: HEADER('Remaining requests of the month and seconds to its end: "monthly";r=<remaining>;t=<seconds>'),
+  'RateLimit-Policy': HEADER('The key\'s limits: "monthly";q=<quota>;w=<window>, "burst";q=<per second>;w=1'),
+};
+
+/** The envelope with `code` narrowed to this status's codes (a copy: Error forbids extra properties, so allOf cannot narrow it). */
+function errorSchema(status: number, codes: Code[]) {
+  const inner = ERROR_SCHEMA.properties.error;
+  return { ...ERROR_SCHEMA, properties: { error: { ...inner, properties: { ...inner.properties, code: { type: 'string', enum: codes }, status: { const: status } } } } };
+}
+
+/**
+ * An error response whose `code` is one of the codes this status can carry on this
+ * surface, with an example built from the catalogue (so every operation has examples).
+ */
+function errorResponse(status: number, codes: string[], description: string, auth = false) {
+  const mine = inStatus(status, codes);
+  const example = (c: Code) => ({ error: { code: c, message: ERROR_CATALOGUE[c].summary, status } });
+  return {
+    description: `${description}${mine.length ? ` (${mine.join(', ')})` : ''}`,
+    ...(status === 429 ? { headers: { 'Retry-After': HEADER('Seconds to wait', 'integer'), ...RATE_HEADERS } } : auth && status !== 401 && status !== 403 ? { headers: RATE_HEADERS } : {}),
+    content: {
+      'application/json': {
+        schema: mine.length ? errorSchema(status, mine) : { $ref: '#/components/schemas/Error' },
+        ...(mine.length ? { examples: Object.fromEntries(mine.map((c) => [c, { summary: ERROR_CATALOGUE[c].summary, value: example(c) }])) } : {}),
+      },
+    },
+  };
+}
 
 function operation(route: Route, codes: string[], authStatuses: number[]) {
   const parameters = [
     ...route.pathParams.map((p) => ({ name: p.name, in: 'path', required: true, description: p.description, schema: { type: 'string' } })),
     ...route.query.map((q) => ({ name: q.name, in: 'query', required: !!q.required, description: q.description, schema: q.schema })),
   ];
+  const okHeaders = { ETag: HEADER('Content hash of the body; send it back in If-None-Match'), ...(route.auth ? RATE_HEADERS : {}) };
+  const a = route.auth;
   const responses: Record<string, unknown> = {
-    200: { description: 'Successful response', content: { 'application/json': { schema: route.response } } },
-    304: { description: 'Not modified (If-None-Match matched the ETag)' },
-    400: errorResponse(`Invalid parameters (${codesFor(400, codes)})`),
-    404: errorResponse(`Not found (${codesFor(404, codes)})`),
-    500: errorResponse('Unexpected fault (internal_error)'),
+    200: { description: 'Successful response', headers: okHeaders, content: { [route.media ?? 'application/json']: { schema: route.response } } },
+    ...(route.media ? {
+      206: { description: 'Partial content: the part named by Range (Content-Range says which)', headers: { ...okHeaders, 'Content-Range': HEADER('bytes <first>-<last>/<size>') }, content: { [route.media]: { schema: route.response } } },
+      416: errorResponse(416, codes, 'The Range starts beyond the end of the file; Content-Range: bytes */<size>', a),
+    } : {}),
+    304: { description: 'Not modified (If-None-Match matched the ETag)', headers: okHeaders },
+    400: errorResponse(400, codes, 'Invalid parameters', a),
+    404: errorResponse(404, codes, 'Not found', a),
+    500: errorResponse(500, codes, 'Unexpected fault', a),
   };
   if (route.auth) {
-    for (const s of [...authStatuses, 429]) responses[s] = errorResponse(`${s === 429 ? 'Quota or rate limit exceeded; see Retry-After' : 'Credential refused'} (${codesFor(s, codes)})`);
+    for (const s of [...authStatuses, 429]) responses[s] = errorResponse(s, codes, s === 429 ? 'Quota or rate limit exceeded; see Retry-After' : 'Credential refused', a);
   }
-  // Any route may meet a damaged release file (release_corrupt); a counted one, a state write failure.
-  responses[503] = errorResponse(`Service unavailable (${codesFor(503, codes)})`);
+  // Any route may meet a damaged release file (release_corrupt); a counted one, a state write failure; a dataset route, an absent dataset.
+  responses[503] = errorResponse(503, codes, 'Service unavailable', a);
   return { operationId: route.operationId, summary: route.summary, tags: [route.tag], ...(route.auth ? {} : { security: [] }), parameters, responses };
 }
 
@@ -56,7 +88,11 @@ function document(spec: DocSpec): Record<string, unknown> {
   for (const route of spec.routes) paths[route.path] = { get: operation(route, spec.codes, spec.authStatuses) };
   return {
     openapi: '3.1.0',
-    info: { title: spec.title, version: spec.version, description: spec.description },
+    info: {
+      title: spec.title, version: spec.version, description: spec.description,
+      // The code's licence; each dataset's data licence travels in meta.sources.
+      license: { name: 'MIT (code); data under each source\'s licence, see meta.sources', identifier: 'MIT' },
+    },
     servers: [{ url: '/' }],
     security: Object.keys(spec.securitySchemes).map((k) => ({ [k]: [] })),
     paths,
@@ -66,7 +102,7 @@ function document(spec: DocSpec): Record<string, unknown> {
 
 const ALL_CODES = Object.keys(ERROR_CATALOGUE);
 const SCRIPTURE_ONLY = ['api_key_required', 'invalid_api_key', 'inactive_api_key', 'invalid_reference', 'range_out_of_order', 'range_too_long', 'range_translation_mismatch', 'translation_not_found', 'translation_unavailable', 'book_not_found', 'chapter_not_found', 'verse_not_found'];
-const PLATFORM_ONLY = ['authentication_required', 'invalid_key', 'conflicting_credentials', 'dataset_not_found', 'record_not_found', 'dataset_unavailable', 'incompatible_units', 'unit_not_convertible', 'invalid_value'];
+const PLATFORM_ONLY = ['download_not_found', 'range_not_satisfiable', 'authentication_required', 'invalid_key', 'conflicting_credentials', 'dataset_not_found', 'record_not_found', 'dataset_unavailable', 'incompatible_units', 'unit_not_convertible', 'invalid_value'];
 
 export function platformOpenApi(): Record<string, unknown> {
   const schemas: Record<string, SchemaObject> = {};

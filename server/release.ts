@@ -71,12 +71,16 @@ export class Release {
   private cache: Lru<unknown>;
   private readonly cacheBudget: number;
 
-  constructor(dist: string, cacheBytes = Number(process.env.ALMANAC_CACHE_MB ?? 256) * 2 ** 20) {
-    const id = readCurrent(dist);
+  /**
+   * The live release of `dist`, or (`at`) a release whose files sit elsewhere: an
+   * extracted offline bundle served by `npm run serve -- --bundle <dir>` (server/main.ts).
+   */
+  constructor(readonly dist: string, cacheBytes = Number(process.env.ALMANAC_CACHE_MB ?? 256) * 2 ** 20, at?: { id: string; dir: string; manifest: Manifest }) {
+    const id = at?.id ?? readCurrent(dist);
     if (!id) throw new Error(`no release in ${dist}: run npm run build`);
     this.id = id;
-    this.dir = releaseDir(dist, id);
-    this.manifest = JSON.parse(readFileSync(path.join(this.dir, MANIFEST), 'utf8'));
+    this.dir = at?.dir ?? releaseDir(dist, id);
+    this.manifest = at?.manifest ?? JSON.parse(readFileSync(path.join(this.dir, MANIFEST), 'utf8'));
     for (const [k, v] of Object.entries(this.manifest.datasets as Record<string, DatasetInfo>)) this.datasets.set(k, v);
     this.absent = (this.manifest.absent as Record<string, string>) ?? {};
     this.cache = new Lru(cacheBytes);

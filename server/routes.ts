@@ -14,6 +14,8 @@ import { ApiError } from './errors.ts';
 import { CONVERT_PARAMS, CONVERT_SCHEMA, convertHandler } from './convert.ts';
 import { GEO_PARAMS, INCLUDE_EXPIRED } from './filters.ts';
 import { TAG_SCHEMA, tagReply } from './language-tags.ts';
+import { getDownload, listDownloads } from './downloads.ts';
+import { CATALOGUE_SCHEMA, DATASET_META, LIST_META } from './schemas.ts';
 
 export interface Route {
   path: string;
@@ -27,24 +29,22 @@ export interface Route {
   query: ParamSpec[];
   /** Schema of the 200 body. */
   response: SchemaObject;
-  /** False only for the unauthenticated health check. */
+  /** False for the health check and the OpenAPI documents: no key, not counted. */
   auth: boolean;
   /** False when the body depends on the caller (e.g. /api/v1/key), so it must not be reused. */
   cache?: boolean;
+  /** Media type of the 200 body when it is not JSON (a download, served with Range support). */
+  media?: string;
   handler: h.Handler;
 }
 
-const META_SCHEMA: SchemaObject = { type: 'object', required: ['dataset', 'contract_version', 'data_release', 'sources'] };
 const listOf = (record: SchemaObject): SchemaObject => ({
   type: 'object',
   required: ['data', 'meta'],
-  properties: {
-    data: { type: 'array', items: record },
-    meta: { ...META_SCHEMA, required: [...META_SCHEMA.required, 'total', 'limit', 'offset', 'next'] },
-  },
+  properties: { data: { type: 'array', items: record }, meta: LIST_META },
 });
 const one = (record: SchemaObject): SchemaObject => ({
-  type: 'object', required: ['data', 'meta'], properties: { data: record, meta: META_SCHEMA },
+  type: 'object', required: ['data', 'meta'], properties: { data: record, meta: DATASET_META },
 });
 
 const idParamName = (s: DatasetSource) => s.pathParam ?? 'id';
@@ -60,12 +60,26 @@ function filterDescription(f: DatasetSource['filters'][number]): string {
   return f.description;
 }
 
+/**
+ * A closed filter set: when the filtered field's record schema is an enum of strings, the
+ * parameter's schema lists the values (the OpenAPI document shows them).
+ */
+function withEnum(p: ParamSpec, s: DatasetSource<any>, f: DatasetSource['filters'][number]): ParamSpec {
+  const field = s.schema.properties?.[f.field] as SchemaObject | undefined;
+  const values = field?.enum ?? field?.items?.enum;
+  // Not for case-insensitive filters or live feeds: the parser enforces an enum, and those
+  // accept other spellings or answer an absent value with an empty list.
+  if (p.schema.type !== 'string' || f.caseInsensitive || isLive(s) || f.valueAliases || f.range || f.compare) return p;
+  if (!Array.isArray(values) || !values.every((v) => typeof v === 'string')) return p;
+  return { ...p, schema: { ...p.schema, enum: values } };
+}
+
 /** Live feeds answer with their age and (alerts) drop expired records at request time: never reuse a body. */
 const isLive = (s: DatasetSource<any>) => !!s.expires || Object.values(s.inputs).some((i) => i.kind === 'live');
 
 export function datasetRoutes(s: DatasetSource<any>): Route[] {
   const filters = [
-    ...s.filters.map((f) => filterParam(f.param, filterDescription(f))),
+    ...s.filters.map((f) => withEnum(filterParam(f.param, filterDescription(f)), s, f)),
     ...(s.geo ? GEO_PARAMS : []),
     ...(s.expires ? [INCLUDE_EXPIRED] : []),
   ];
@@ -153,6 +167,31 @@ function camel(s: string) {
   return s.replace(/[-/](.)/g, (_, c: string) => c.toUpperCase());
 }
 
+/** An archive of the bundle as /apis/downloads lists it (pipeline/bundle.ts ArchiveEntry). */
+const ARCHIVE_SCHEMA: SchemaObject = {
+  type: 'object', required: ['name', 'file', 'kind', 'datasets', 'records', 'size', 'sha256', 'links'],
+  properties: {
+    name: { type: 'string' }, file: { type: 'string' }, kind: { enum: ['all', 'dataset', 'translation'] },
+    datasets: { type: 'array', items: { type: 'string' } }, records: { type: 'integer' }, size: { type: 'integer' },
+    sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' }, links: { type: 'object', required: ['download'], properties: { download: { type: 'string' } } },
+  },
+};
+const DOWNLOADS_SCHEMA: SchemaObject = {
+  type: 'object', required: ['data', 'meta'],
+  properties: {
+    data: { type: 'array', items: ARCHIVE_SCHEMA },
+    meta: {
+      type: 'object', required: ['release', 'total'],
+      properties: { release: { type: 'string' }, built_at: { type: 'string' }, total: { type: 'integer' }, note: { type: 'string' } },
+    },
+  },
+};
+
+export const OPENAPI_DOC_SCHEMA: SchemaObject = {
+  type: 'object', required: ['openapi', 'info', 'paths'],
+  properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' }, components: { type: 'object' } },
+};
+
 export const ROUTES: Route[] = [
   {
     path: '/healthz', operationId: 'health', summary: 'Liveness and the live release id; "degraded" lists release files that failed their checksum (no key, not counted)', tag: 'platform',
@@ -165,11 +204,20 @@ export const ROUTES: Route[] = [
   {
     path: '/apis', operationId: 'catalogue', summary: 'Datasets with contract version, data release, record count and sources', tag: 'platform',
     pathParams: [], query: [], auth: true, cache: false, handler: h.catalogue,
-    response: { type: 'object', required: ['data', 'meta'], properties: { data: { type: 'array' }, meta: { type: 'object' } } },
+    response: CATALOGUE_SCHEMA,
   },
   {
-    path: '/apis/openapi.json', operationId: 'openapi', summary: 'This OpenAPI 3.1 document', tag: 'platform',
-    pathParams: [], query: [], auth: true, handler: h.openapi, response: { type: 'object', required: ['openapi', 'info', 'paths'] },
+    path: '/apis/openapi.json', operationId: 'openapi', summary: 'This OpenAPI 3.1 document (no key, not counted)', tag: 'platform',
+    pathParams: [], query: [], auth: false, handler: h.openapi, response: OPENAPI_DOC_SCHEMA,
+  },
+  {
+    path: '/apis/downloads', operationId: 'downloads', summary: 'The offline bundle of the live release: archives with size and sha256 (npm run bundle)', tag: 'downloads',
+    pathParams: [], query: [], auth: true, cache: false, handler: listDownloads, response: DOWNLOADS_SCHEMA,
+  },
+  {
+    path: '/apis/downloads/{file}', operationId: 'download', summary: 'One bundle archive (or download.json, SHA256SUMS); Range resumes a broken download', tag: 'downloads',
+    pathParams: [{ name: 'file', description: 'A file name listed by /apis/downloads, e.g. all.tar.gz, elements.tar.gz, bible-kjv.tar.gz.' }],
+    query: [], auth: true, cache: false, media: 'application/gzip', handler: getDownload, response: { type: 'string', format: 'binary' },
   },
   ...SOURCES.flatMap(datasetRoutes),
 ];

@@ -35,7 +35,7 @@ export function platformSurface(routes: Route[]): Surface {
   };
 }
 
-export const PLATFORM = platformSurface(ROUTES.filter((r) => r.auth));
+export const PLATFORM = platformSurface(ROUTES.filter((r) => r.path.startsWith('/apis')));
 
 export const SCRIPTURE: Surface = {
   owns: (p) => p === '/api/v1' || p.startsWith('/api/v1/'),
@@ -46,7 +46,7 @@ export const SCRIPTURE: Surface = {
 
 export const PUBLIC: Surface = {
   owns: () => true,
-  router: new Router(ROUTES.filter((r) => !r.auth)),
+  router: new Router(ROUTES.filter((r) => !r.path.startsWith('/apis'))),
   notFound: () => new ApiError('not_found', 'no endpoint at this path'),
 };
 

@@ -10,13 +10,14 @@ import { TRANSLATION_SLUGS, UNAVAILABLE } from '../../sources/scripture/catalogu
 import { datasetId, type TranslationSummary } from '../../sources/scripture/dataset.ts';
 import type { Handler, Reply } from '../handlers.ts';
 import { LIMIT, OFFSET, Q, type ParamSpec } from '../query.ts';
-import type { Route } from '../routes.ts';
+import { OPENAPI_DOC_SCHEMA, type Route } from '../routes.ts';
 import { PLANS } from '../state/plans.ts';
 import {
   MAX_RANGE_VERSES, V1, chapterLinks, findBook, findChapter, referenceOrdinal, translation, verseItem, verseOrdinal, type Translation,
 } from './text.ts';
 import { ApiError } from '../errors.ts';
 import { searchMeta } from '../search-bounds.ts';
+import { BOOKS_REPLY, BOOK_REPLY, CHAPTER_REPLY, KEY_REPLY, RANGE_REPLY, SEARCH_REPLY, SOURCE_COVERAGE_REPLY, SOURCE_TEXTS_REPLY, TRANSLATIONS_REPLY, VERSE_REPLY } from './schemas.ts';
 import type { BookSummary } from '../../sources/scripture/dataset.ts';
 import { STUDY_DATASET } from '../../sources/scripture/study/dataset.ts';
 import { FILTER_PARAMS, MAX_STUDY_VERSES, STUDY_RESPONSE, rangeStudy, readable, sourceCoverage, sourceTexts, studyInfo, verseStudy, type StudyVerse } from './study.ts';
@@ -108,10 +109,6 @@ const T = { name: 'translation', description: 'Translation slug, e.g. kjv.' };
 const B = { name: 'book', description: 'Book slug (lower-case OSIS id), e.g. gen, 1sam, matt, tob.' };
 const C = { name: 'chapter', description: 'Chapter number.' };
 const V = { name: 'verse', description: 'Verse number.' };
-const ENVELOPE: SchemaObject = {
-  type: 'object', required: ['meta', 'data'],
-  properties: { meta: { type: 'object', required: ['api_version', 'endpoint', 'data_policy'], properties: { api_version: { const: 'v1' } } } },
-};
 
 const base = { tag: 'scripture', auth: true } as const;
 
@@ -159,17 +156,17 @@ const studyMeta = (ctx: Parameters<Handler>[0], endpoint: string) => {
   return { api_version: 'v1', endpoint, data_policy: DATA_POLICY, namespaces: NAMESPACES, data_release: info.data_release, sources: info.provenance };
 };
 const textRoutes = (prefix: string, ns: string, summary: string): Route[] => [
-  { ...base, path: `${prefix}/range`, operationId: `${ns}Range`, summary: `${summary}: verse range (at most ${MAX_RANGE_VERSES} verses)`, pathParams: [T], query: [REF('from'), REF('to')], response: ENVELOPE, handler: range(`${ns}.range`) },
-  { ...base, path: `${prefix}/{book}`, operationId: `${ns}Book`, summary: `${summary}: whole book, by chapter`, pathParams: [T, B], query: [], response: ENVELOPE, handler: wholeBook(`${ns}.book`) },
-  { ...base, path: `${prefix}/{book}/{chapter}`, operationId: `${ns}Chapter`, summary: `${summary}: one chapter`, pathParams: [T, B, C], query: [], response: ENVELOPE, handler: chapter(`${ns}.chapter`) },
-  { ...base, path: `${prefix}/{book}/{chapter}/{verse}`, operationId: `${ns}Verse`, summary: `${summary}: one verse`, pathParams: [T, B, C, V], query: [], response: ENVELOPE, handler: verse(`${ns}.verse`) },
+  { ...base, path: `${prefix}/range`, operationId: `${ns}Range`, summary: `${summary}: verse range (at most ${MAX_RANGE_VERSES} verses)`, pathParams: [T], query: [REF('from'), REF('to')], response: RANGE_REPLY, handler: range(`${ns}.range`) },
+  { ...base, path: `${prefix}/{book}`, operationId: `${ns}Book`, summary: `${summary}: whole book, by chapter`, pathParams: [T, B], query: [], response: BOOK_REPLY, handler: wholeBook(`${ns}.book`) },
+  { ...base, path: `${prefix}/{book}/{chapter}`, operationId: `${ns}Chapter`, summary: `${summary}: one chapter`, pathParams: [T, B, C], query: [], response: CHAPTER_REPLY, handler: chapter(`${ns}.chapter`) },
+  { ...base, path: `${prefix}/{book}/{chapter}/{verse}`, operationId: `${ns}Verse`, summary: `${summary}: one verse`, pathParams: [T, B, C, V], query: [], response: VERSE_REPLY, handler: verse(`${ns}.verse`) },
 ];
 
 export const V1_ROUTES: Route[] = [
-  { ...base, path: `${V1}/openapi`, operationId: 'v1OpenApi', summary: 'This OpenAPI 3.1 catalogue of the v1 surface', pathParams: [], query: [], response: { type: 'object', required: ['openapi'] }, handler: () => ({ kind: 'file', path: OPENAPI_V1 }) },
+  { ...base, auth: false, path: `${V1}/openapi`, operationId: 'v1OpenApi', summary: 'This OpenAPI 3.1 catalogue of the v1 surface (no key, not counted)', pathParams: [], query: [], response: OPENAPI_DOC_SCHEMA, handler: () => ({ kind: 'file', path: OPENAPI_V1 }) },
   {
     ...base, path: `${V1}/key`, operationId: 'v1Key', summary: 'Tier, monthly quota, usage, remaining calls and last use of the calling key', pathParams: [], query: [], cache: false,
-    response: ENVELOPE,
+    response: KEY_REPLY,
     handler: (ctx) => {
       const k = ctx.key!;
       const plan = PLANS[k.plan];
@@ -182,11 +179,11 @@ export const V1_ROUTES: Route[] = [
     },
   },
   {
-    ...base, path: `${V1}/translations`, operationId: 'v1Translations', summary: 'Translations, available or not (with the reason)', pathParams: [], query: [], response: ENVELOPE,
+    ...base, path: `${V1}/translations`, operationId: 'v1Translations', summary: 'Translations, available or not (with the reason)', pathParams: [], query: [], response: TRANSLATIONS_REPLY,
     handler: (ctx) => envelope(ctx, 'translations', TRANSLATION_SLUGS.map((s) => translationItem(ctx, s))),
   },
   {
-    ...base, path: `${V1}/books`, operationId: 'v1Books', summary: 'Books of a translation with chapter and verse counts', pathParams: [], query: [TRANSLATION_PARAM], response: ENVELOPE,
+    ...base, path: `${V1}/books`, operationId: 'v1Books', summary: 'Books of a translation with chapter and verse counts', pathParams: [], query: [TRANSLATION_PARAM], response: BOOKS_REPLY,
     handler: (ctx) => {
       const t = translation(ctx, String(ctx.query.translation));
       const data = t.summary.books.map((b) => ({
@@ -197,7 +194,7 @@ export const V1_ROUTES: Route[] = [
     },
   },
   {
-    ...base, path: `${V1}/search`, operationId: 'v1Search', summary: 'Ranked full-text search of one translation', pathParams: [], query: [TRANSLATION_PARAM, Q, LIMIT, OFFSET], response: ENVELOPE,
+    ...base, path: `${V1}/search`, operationId: 'v1Search', summary: 'Ranked full-text search of one translation', pathParams: [], query: [TRANSLATION_PARAM, Q, LIMIT, OFFSET], response: SEARCH_REPLY,
     handler: async (ctx) => {
       const t = translation(ctx, String(ctx.query.translation));
       const { limit, offset } = ctx.query as { limit: number; offset: number };
@@ -213,11 +210,11 @@ export const V1_ROUTES: Route[] = [
   ...studyRoute('study', 'Readable text plus source panels with word tokens'),
   ...studyRoute('morphology', 'Source panels and tokens only'),
   {
-    ...base, dataset: STUDY_DATASET, path: `${V1}/source-texts`, operationId: 'v1SourceTexts', summary: 'Every study layer, present or absent (with the reason)', pathParams: [], query: [], response: ENVELOPE,
+    ...base, dataset: STUDY_DATASET, path: `${V1}/source-texts`, operationId: 'v1SourceTexts', summary: 'Every study layer, present or absent (with the reason)', pathParams: [], query: [], response: SOURCE_TEXTS_REPLY,
     handler: (ctx) => ({ kind: 'json', body: JSON.stringify({ meta: studyMeta(ctx, 'source-texts'), data: sourceTexts(studyInfo(ctx).summary) }) }),
   },
   {
-    ...base, dataset: STUDY_DATASET, cache: false, path: `${V1}/source-coverage`, operationId: 'v1SourceCoverage', summary: 'Coverage, token status buckets, review maturity and phase-5 (review) state per layer and in total', pathParams: [], query: [], response: ENVELOPE,
+    ...base, dataset: STUDY_DATASET, cache: false, path: `${V1}/source-coverage`, operationId: 'v1SourceCoverage', summary: 'Coverage, token status buckets, review maturity and phase-5 (review) state per layer and in total', pathParams: [], query: [], response: SOURCE_COVERAGE_REPLY,
     handler: (ctx) => ({ kind: 'json', body: JSON.stringify({ meta: studyMeta(ctx, 'source-coverage'), data: sourceCoverage(ctx, studyInfo(ctx).summary) }) }),
   },
   ...textRoutes(`${V1}/text/{translation}`, 'text', 'Text'),

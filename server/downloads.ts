@@ -1,0 +1,119 @@
+/**
+ * /apis/downloads: the offline bundle of the live release (pipeline/bundle.ts), listed
+ * and served. Only the names download.json lists can be asked for (plus download.json
+ * and SHA256SUMS themselves), so a request never becomes an arbitrary path.
+ *
+ * Each HTTP request counts once against the key, whatever its size: a whole download is
+ * one request, and resuming a broken one with `Range: bytes=<received>-` is one more
+ * (206 Partial Content). A Range starting past the end is a 416 with `Content-Range:
+ * bytes * /<size>` and the error envelope; a Range we do not serve (several ranges, other
+ * units, malformed) is ignored and the whole file is sent, as RFC 9110 §14.2 allows.
+ * `If-Range` with the file's ETag resumes only the same file.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import path from 'node:path';
+import { readDownloads, type Downloads } from '../pipeline/bundle.ts';
+import { DOWNLOADS, SHA256SUMS, bundleDir } from '../pipeline/paths.ts';
+import { ApiError } from './errors.ts';
+import type { Handler, Reply } from './handlers.ts';
+import type { Release } from './release.ts';
+
+type DownloadReply = Extract<Reply, { kind: 'download' }>;
+interface Served { downloads: Downloads; files: Map<string, DownloadReply> }
+
+// download.json is read once per release; a release without a bundle is looked up again
+// on the next request (npm run bundle may run while the server is up).
+const byRelease = new Map<string, Served>();
+
+function served(rel: Release): Served | null {
+  const k = `${rel.dist}\n${rel.id}`; // an identical release may live in several dist folders (tests)
+  const hit = byRelease.get(k);
+  if (hit) return hit;
+  const downloads = readDownloads(rel.dist, rel.id);
+  if (!downloads) return null;
+  const dir = bundleDir(rel.dist, rel.id);
+  const files = new Map<string, DownloadReply>();
+  for (const a of downloads.archives) {
+    files.set(a.file, { kind: 'download', file: path.join(dir, a.file), name: a.file, size: a.size, etag: `"${a.sha256.slice(0, 32)}"`, type: 'application/gzip' });
+  }
+  for (const [name, type] of [[DOWNLOADS, 'application/json; charset=utf-8'], [SHA256SUMS, 'text/plain; charset=utf-8']]) {
+    const body = readFileSync(path.join(dir, name));
+    files.set(name, { kind: 'download', file: path.join(dir, name), name, size: body.length, etag: `"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`, type });
+  }
+  const s = { downloads, files };
+  byRelease.set(k, s);
+  return s;
+}
+
+export const listDownloads: Handler = (ctx) => {
+  const s = served(ctx.release);
+  const link = (f: string) => `/apis/downloads/${f}`;
+  const body = s
+    ? {
+      data: s.downloads.archives.map((a) => ({ ...a, links: { download: link(a.file) } })),
+      meta: {
+        release: s.downloads.release, built_at: s.downloads.built_at, pipeline_version: s.downloads.pipeline_version, format: s.downloads.format,
+        root: s.downloads.root, total: s.downloads.archives.length, links: { manifest: link(DOWNLOADS), sha256sums: link(SHA256SUMS) },
+      },
+    }
+    : { data: [], meta: { release: ctx.release.id, total: 0, note: 'no bundle has been written for this release (npm run bundle)' } };
+  return { kind: 'json', body: JSON.stringify(body) };
+};
+
+export const getDownload: Handler = (ctx) => {
+  const f = served(ctx.release)?.files.get(ctx.params.file);
+  if (!f) throw new ApiError('download_not_found', `no download '${ctx.params.file.slice(0, 80)}' for release ${ctx.release.id}`, { file: ctx.params.file.slice(0, 80) });
+  return f;
+};
+
+/** [start, end] inclusive, or null to send the whole file. Throws 416 for a satisfiable-looking range past the end. */
+export function parseRange(header: string | undefined, size: number): [number, number] | null {
+  if (!header) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return null;
+  let start: number, end: number;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0) throw unsatisfiable(size);
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+    if (m[2] !== '' && Number(m[2]) < start) return null; // an invalid range-spec: ignored
+  }
+  if (start >= size) throw unsatisfiable(size);
+  return [start, end];
+}
+
+const unsatisfiable = (size: number) =>
+  new ApiError('range_not_satisfiable', `the range starts at or beyond the end of the file (${size} bytes)`, { size }, { 'content-range': `bytes */${size}` });
+
+const HEADERS = [
+  'access-control-allow-origin', '*',
+  'access-control-expose-headers', 'ETag, RateLimit, RateLimit-Policy, Retry-After, Content-Length, Content-Range, Accept-Ranges, Content-Disposition',
+  'cache-control', 'private, max-age=300',
+  'accept-ranges', 'bytes',
+];
+
+export function sendDownload(req: IncomingMessage, res: ServerResponse, f: DownloadReply, extra: string[] = []) {
+  const headers = [...HEADERS, 'content-type', f.type, 'etag', f.etag, 'content-disposition', `attachment; filename="${f.name}"`, ...extra];
+  const inm = req.headers['if-none-match'];
+  if (inm && inm.split(',').some((t) => t.trim() === f.etag || t.trim() === '*')) {
+    res.writeHead(304, headers);
+    return res.end();
+  }
+  const ifRange = req.headers['if-range'] as string | undefined;
+  const range = ifRange && ifRange.trim() !== f.etag ? null : parseRange(req.headers.range, f.size);
+  const [start, end] = range ?? [0, f.size - 1];
+  const length = f.size === 0 ? 0 : end - start + 1;
+  if (range) headers.push('content-range', `bytes ${start}-${end}/${f.size}`);
+  headers.push('content-length', String(length));
+  res.writeHead(range ? 206 : 200, headers);
+  if (req.method === 'HEAD' || length === 0) return res.end();
+  const stream = createReadStream(f.file, { start, end });
+  stream.on('error', () => res.destroy());
+  stream.pipe(res);
+}
