@@ -13,6 +13,7 @@ import type { Ctx } from '../handlers.ts';
 import type { ParamSpec } from '../query.ts';
 import { Lru } from '../release.ts';
 import { reviewsIn } from '../state/reviews.ts';
+import { v1Envelope } from './schemas.ts';
 import { layerTable, panelsOf, type StudyFilters } from './study-tokens.ts';
 import { findBook, referenceOrdinal, verseItem, verseOrdinal, verseRecord, type Translation } from './text.ts';
 
@@ -180,7 +181,26 @@ const pct = (n: number, of: number) => (of ? Math.round((n / of) * 1e6) / 1e4 : 
 /** Phase 5 is the review phase: not started, under way (queue open), or complete (nothing queued, something reviewed). */
 const phase5 = (reviewed: number, queued: number) => (reviewed === 0 ? (queued ? 'not-started' : 'no-review-needed') : queued > reviewed ? 'in-progress' : 'reviewed');
 
+const STUDY_ENVELOPE = v1Envelope({
+  type: 'object', required: ['references', 'panels'],
+  properties: { references: { type: 'array', items: { type: 'string' } }, panels: { type: 'integer', minimum: 0 } },
+}, {
+  meta: {
+    filters: { type: 'object', description: 'The filters as applied (null where not given)' },
+    study_release: { type: 'string' },
+    range: { type: 'object', required: ['from', 'to', 'verses'], properties: { from: { type: 'string' }, to: { type: 'string' }, verses: { type: 'integer' } } },
+  },
+  metaRequired: ['filters', 'data_release', 'study_release', 'sources'],
+});
+/** Study adds `translation`, `book` and `readable_text`; morphology has panels only. */
 export const STUDY_RESPONSE: SchemaObject = {
-  type: 'object', required: ['meta', 'source_panels'],
-  properties: { meta: { type: 'object', required: ['api_version', 'endpoint', 'data_policy'] }, source_panels: { type: 'array' } },
+  ...STUDY_ENVELOPE,
+  required: [...STUDY_ENVELOPE.required, 'source_panels'],
+  properties: {
+    ...STUDY_ENVELOPE.properties,
+    translation: { type: 'object', required: ['slug', 'abbreviation'], properties: { slug: { type: 'string' }, abbreviation: { type: 'string' } } },
+    book: { type: 'object', required: ['slug', 'name'], properties: { slug: { type: 'string' }, name: { type: 'string' } } },
+    readable_text: { type: 'array', items: { type: 'object' } },
+    source_panels: { type: 'array', items: { type: 'object', required: ['layer', 'tokens'] } },
+  },
 };
