@@ -128,7 +128,9 @@ function equalityFiltered(ctx: Ctx, ds: string, fixed: Record<string, string>): 
     if (!hits) {
       // A feed that has no current record with a valid value (no alerts in KS today) is
       // an empty list; in fixed reference data an unknown value is a mistake worth a 400.
-      if (info(ctx, ds).live) return [];
+      // A view's own fixed value with no record (subcounties before they are fetched) is an
+      // empty view too: the caller never sent that parameter.
+      if (info(ctx, ds).live || fixed[f.param] !== undefined) return [];
       const values = ctx.release.filterValues(ds, f.param);
       throw new ApiError('invalid_parameter', `parameter '${f.param}' has no record with value '${raw}'`, {
         parameter: f.param,
@@ -235,6 +237,13 @@ export const health: Handler = (ctx) => {
 
 export const openapi: Handler = () => ({ kind: 'file', path: OPENAPI });
 
+/** Where a catalogue entry is served: translations and the study layers live under /api/v1, not /apis. */
+function endpointOf(id: string): string {
+  if (id.startsWith('bible/')) return `/api/v1/books?translation=${encodeURIComponent(id.slice('bible/'.length))}`;
+  if (id === 'bible-study') return '/api/v1/source-texts';
+  return `/apis/${id}`;
+}
+
 export const catalogue: Handler = (ctx) => {
   const data = [...ctx.release.datasets.values()].map((i) => ({
     ...datasetMeta(i),
@@ -244,7 +253,7 @@ export const catalogue: Handler = (ctx) => {
     coverage: i.coverage ?? null,
     records: i.records,
     status: 'available',
-    endpoints: `/apis/${i.id}`,
+    endpoints: endpointOf(i.id),
   }));
   for (const [id, reason] of Object.entries(ctx.release.absent)) data.push({ dataset: id, status: 'absent', reason } as any);
   return { kind: 'json', body: JSON.stringify({ data, meta: { release: ctx.release.id, platform_contract_version: '0.9.0' } }) };

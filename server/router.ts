@@ -1,7 +1,7 @@
 /**
  * Matches a request path against the route table. Literal-only routes are a map
  * lookup; parameterised routes are tried with literal segments first, so a literal
- * (`search`, `convert`) always wins over a path parameter.
+ * (`search`, `convert`) always wins over a path parameter. Literals match in any case.
  */
 import { ApiError } from './errors.ts';
 import type { Route } from './routes.ts';
@@ -27,7 +27,9 @@ export class Router {
 
   /** Route and decoded path parameters; null when nothing matches. */
   match(rawPath: string): { route: Route; params: Record<string, string> } | null {
-    const exact = this.exact.get(rawPath);
+    // Literal segments match in any case (/apis/units/SEARCH is the search endpoint, never
+    // unit "SEARCH"); parameter values keep theirs.
+    const exact = this.exact.get(rawPath) ?? this.exact.get(rawPath.toLowerCase());
     if (exact) return { route: exact, params: {} };
     const parts = rawPath.split('/').slice(1);
     for (const { route, segments } of this.patterns) {
@@ -36,7 +38,7 @@ export class Router {
       let ok = true;
       for (let i = 0; i < segments.length && ok; i++) {
         const lit = segments[i];
-        if (lit !== null) ok = lit === parts[i];
+        if (lit !== null) ok = lit === parts[i] || lit === parts[i].toLowerCase();
         else if (parts[i] === '') ok = false;
         else params[route.pathParams[Object.keys(params).length].name] = decodeSegment(parts[i]);
       }

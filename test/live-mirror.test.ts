@@ -92,6 +92,9 @@ describe.skipIf(!MIRROR_ROOT)(`live feeds built from the upstream mirror ${NEEDS
     const counties = await ok('/apis/population-demographics/counties?year=2024&state=35&limit=100');
     expect(counties.data.map((c: any) => c.name)).toContain('Doña Ana County');
     expect(counties.data.every((c: any) => c.level === 'county' && c.measure === 'population' && c.year === 2024)).toBe(true);
+    // The subcounty file is not mirrored: the view is empty, not a 400 naming a parameter the caller never sent.
+    const sub = await ok('/apis/population-demographics/subcounties');
+    expect(sub.meta.total).toBe(0);
   });
 
   it('public companies: filers by ticker or CIK, filings by form and date; eCFR titles', async () => {

@@ -115,6 +115,32 @@ describe('cross-dataset links resolve', () => {
   });
 });
 
+describe('paths people type', () => {
+  it('matches literal path segments in any case: /apis/units/SEARCH is the search, never a unit', async () => {
+    // Raw fetch: the test's OpenAPI checker matches templates by the spelling in the document.
+    const get = async (p: string) => {
+      const res = await fetch(srv.base + p, { headers: { 'x-service-key': key } });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const r = await get('/apis/units/SEARCH?q=metre');
+    expect(r.status).toBe(200);
+    expect(r.body.meta.q).toBe('metre');
+    expect(Array.isArray(r.body.data)).toBe(true);
+    const fe = await get('/apis/ELEMENTS/Fe'); // the surface prefix (/apis, /api/v1) itself is exact
+    expect(fe.status).toBe(200);
+    expect(fe.body.data.symbol).toBe('Fe');
+  });
+
+  it('links catalogue entries of translations to where they are served (/api/v1), not to /apis', async () => {
+    const entries = (await ok('/apis')).data as { dataset: string; endpoints?: string }[];
+    const kjv = entries.find((e) => e.dataset === 'bible/kjv')!;
+    expect(kjv.endpoints).toBe('/api/v1/books?translation=kjv');
+    const res = await fetch(srv.base + kjv.endpoints, { headers: { authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(200);
+    for (const e of entries.filter((x) => x.endpoints?.startsWith('/apis/'))) expect(e.dataset.startsWith('bible')).toBe(false);
+  });
+});
+
 describe('bad input', () => {
   const cases: [string, number, string][] = [
     ['/apis/currencies/XYZ', 404, 'record_not_found'],
