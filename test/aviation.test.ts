@@ -8,9 +8,8 @@ import { viewGet } from '../server/handlers.ts';
 import aviation, { normaliseAviation } from '../sources/aviation/index.ts';
 import { AIRPORT_FIELDS, RUNWAY_FIELDS } from '../sources/aviation/schema.ts';
 import { countriesSource } from '../sources/geography/index.ts';
-import { OpenApiChecker } from './openapi-check.ts';
-import { FIXTURES, buildInChild, fixtureRelease, fixtureSource } from './fixture-release.ts';
-import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, startServer, tempDir, type Running } from './helpers.ts';
+import { FIXTURES, buildInChild, fixtureSource, serveSources, type FixtureServer } from './fixture-release.ts';
+import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, tempDir } from './helpers.ts';
 
 const require = createRequire(import.meta.url);
 const FILES = { airports: 'airports.csv', runways: 'runways.csv', regions: 'regions.csv', countries: 'countries.csv', navaids: 'navaids.csv', frequencies: 'airport-frequencies.csv' };
@@ -76,31 +75,12 @@ describe('aviation normalise (OurAirports fixtures)', () => {
 });
 
 describe('aviation over HTTP (fixture release)', () => {
-  let cache: string;
-  let dist: string;
-  let srv: Running;
-  let key: string;
-  const get = async (p: string) => {
-    const res = await fetch(srv.base + p, { headers: { authorization: `Bearer ${key}` } });
-    const out = { status: res.status, body: await res.json() };
-    // Every response must be what the generated OpenAPI document declares (view gets, oneOf records).
-    oa ??= new OpenApiChecker((await (await fetch(`${srv.base}/apis/openapi.json`, { headers: { authorization: `Bearer ${key}` } })).json()));
-    oa.check(p, out.status, out.body);
-    return out;
-  };
-  let oa: OpenApiChecker | undefined;
-
+  let srv: FixtureServer;
+  const get = (p: string) => srv.get(p);
   beforeAll(async () => {
-    cache = tempDir('almanac-aviation-cache-');
-    const source = fixtureSource(aviation, cache, Object.fromEntries(Object.entries(FILES).map(([k, f]) => [k, `aviation/${f}`])));
-    ({ dist } = await fixtureRelease([countriesSource, source], cache));
-    srv = await startServer(dist);
-    key = srv.key();
+    srv = await serveSources((cache) => [countriesSource, fixtureSource(aviation, cache, Object.fromEntries(Object.entries(FILES).map(([k, f]) => [k, `aviation/${f}`])))], { openapi: true });
   }, 120_000);
-  afterAll(async () => {
-    await srv?.close();
-    cleanup(cache, dist, srv?.stateDir);
-  });
+  afterAll(() => srv?.stop());
 
   it('lists airports and runways as views, with licence and attribution in meta', async () => {
     const airports = await get('/apis/aviation/airports?limit=100');
@@ -157,7 +137,7 @@ describe('aviation over HTTP (fixture release)', () => {
 
   it('reads at most two shard files for /airports/{ident} (a key bucket and a pack)', async () => {
     for (const code of ['KJFK', 'jfk', 'oca']) {
-      const release = new Release(dist, 0);
+      const release = new Release(srv.dist, 0);
       const reads: string[] = [];
       const file = release.file.bind(release);
       release.file = (rel, enc) => (reads.push(rel), file(rel, enc));

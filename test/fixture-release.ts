@@ -4,8 +4,8 @@
  * sha256 is re-pinned to the fixture's, so the real normalise, validation, shards and
  * server run on small data. URL inputs without a fixture are dropped (the source must
  * cope, e.g. days absent from historical-events); npm inputs stay as they are.
- * `serveFixtures` does the same with absolute fixture paths, keeps the other inputs, and
- * serves the release on port 0.
+ * `serveSources` serves such a release on port 0; `serveFixtures` does it keeping the
+ * unlisted inputs.
  */
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,24 +14,33 @@ import { sha256 } from '../pipeline/inputs.ts';
 import { cachedLocation } from '../pipeline/paths.ts';
 import type { DatasetSource, InputSpec } from '../sources/contract.ts';
 import { cleanup, quiet, startServer, tempDir, type Running } from './helpers.ts';
+import { OpenApiChecker } from './openapi-check.ts';
 
 export const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
 
 export function fixtureSource<S extends DatasetSource<any>>(source: S, cache: string, files: Record<string, string>): S {
+  return pinFixtures(source, cache, files, true);
+}
+
+/**
+ * Copies each fixture (relative to test/fixtures, or absolute) to its input's cached URL
+ * path and re-pins the sha256; URL inputs without a fixture are dropped or kept as they are.
+ */
+function pinFixtures<S extends DatasetSource<any>>(source: S, cache: string, files: Record<string, string>, dropUnlisted: boolean): S {
   const inputs: Record<string, InputSpec> = {};
   for (const [name, spec] of Object.entries(source.inputs)) {
-    if (spec.kind !== 'url') {
-      inputs[name] = spec;
+    const file = files[name];
+    if (spec.kind !== 'url' || !file) {
+      if (spec.kind !== 'url' || !dropUnlisted) inputs[name] = spec;
       continue;
     }
-    const file = files[name];
-    if (!file) continue;
-    const from = path.join(FIXTURES, file);
+    const from = path.resolve(FIXTURES, file);
     const to = cachedLocation(spec.url, { ALMANAC_CACHE: cache });
     mkdirSync(path.dirname(to), { recursive: true });
     copyFileSync(from, to);
     inputs[name] = { ...spec, sha256: sha256(readFileSync(from)) };
   }
+  for (const name of Object.keys(files)) if (source.inputs[name]?.kind !== 'url') throw new Error(`${source.id}: ${name} is not a url input`);
   return { ...source, inputs };
 }
 
@@ -74,37 +83,40 @@ export interface ChildBuild {
 }
 
 export interface FixtureServer extends Running {
+  dist: string;
   get: (p: string) => Promise<{ status: number; body: any }>;
   reports: Awaited<ReturnType<typeof build>>['reports'];
   stop: () => Promise<void>;
 }
 
-/** `files` maps each source's url inputs (by input name) to fixture files. */
+/** `files` maps each source's url inputs (by input name) to fixture files; other inputs stay. */
 export async function serveFixtures(items: { source: DatasetSource<any>; files: Record<string, string> }[]): Promise<FixtureServer> {
+  return serveSources((cache) => items.map(({ source, files }) => pinFixtures(source, cache, files, false)));
+}
+
+/**
+ * Builds the sources `make` returns for a fresh fetch cache (usually fixtureSource calls)
+ * and serves the release on port 0 with a key. With `openapi`, every answer of `get` is
+ * also checked against the served OpenAPI document (what the route table declares).
+ */
+export async function serveSources(make: (cache: string) => DatasetSource<any>[], opts: { openapi?: boolean } = {}): Promise<FixtureServer> {
   const cache = tempDir('almanac-fx-cache-');
-  const dist = tempDir('almanac-fx-dist-');
-  const env = { ...process.env, ALMANAC_CACHE: cache, ALMANAC_DIST: dist, ALMANAC_MIRROR: '' };
-  const sources = items.map(({ source, files }) => {
-    const inputs = { ...source.inputs };
-    for (const [name, file] of Object.entries(files)) {
-      const spec = inputs[name];
-      if (spec?.kind !== 'url') throw new Error(`${source.id}: ${name} is not a url input`);
-      const dest = cachedLocation(spec.url, env);
-      mkdirSync(path.dirname(dest), { recursive: true });
-      copyFileSync(file, dest);
-      inputs[name] = { ...spec, sha256: sha256(readFileSync(file)) };
-    }
-    return { ...source, inputs };
-  });
-  const { reports } = await build({ env, sources, log: quiet });
+  const { dist, reports } = await fixtureRelease(make(cache), cache);
   const srv = await startServer(dist);
-  const key = srv.key();
+  const headers = { 'x-service-key': srv.key() };
+  let checker: OpenApiChecker | undefined;
   return {
     ...srv,
+    dist,
     reports,
     get: async (p: string) => {
-      const res = await fetch(srv.base + p, { headers: { 'x-service-key': key } });
-      return { status: res.status, body: await res.json() };
+      const res = await fetch(srv.base + p, { headers });
+      const out = { status: res.status, body: await res.json() };
+      if (opts.openapi) {
+        checker ??= new OpenApiChecker(await (await fetch(`${srv.base}/apis/openapi.json`, { headers })).json());
+        checker.check(p, out.status, out.body);
+      }
+      return out;
     },
     stop: async () => {
       await srv.close();

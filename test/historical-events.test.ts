@@ -3,8 +3,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import events, { EVENT_INPUTS, parseYear, readEvents } from '../sources/historical-events/index.ts';
-import { FIXTURES, buildInChild, fixtureRelease, fixtureSource } from './fixture-release.ts';
-import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, startServer, tempDir, type Running } from './helpers.ts';
+import { FIXTURES, buildInChild, fixtureSource, serveSources, type FixtureServer } from './fixture-release.ts';
+import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, tempDir } from './helpers.ts';
 
 /** Fixtures: real day files of the mirrored copy, cut down to a few events each (same shape). */
 const DAYS = ['1/1', '1/4', '1/30', '7/21', '8/17', '10/25'];
@@ -75,25 +75,13 @@ describe('historical-events normalise (fixtures)', () => {
 });
 
 describe('historical-events over HTTP (fixture release)', () => {
-  let cache: string;
-  let dist: string;
-  let srv: Running;
-  let key: string;
-  const get = async (p: string) => {
-    const res = await fetch(srv.base + p, { headers: { authorization: `Bearer ${key}` } });
-    return { status: res.status, body: await res.json() };
-  };
+  let srv: FixtureServer;
+  const get = (p: string) => srv.get(p);
   beforeAll(async () => {
-    cache = tempDir('almanac-events-cache-');
     const files = Object.fromEntries(DAYS.map((md) => [`day_${md.replace('/', '_')}`, `historical-events/${md}.json`]));
-    ({ dist } = await fixtureRelease([fixtureSource(events, cache, files)], cache));
-    srv = await startServer(dist);
-    key = srv.key();
+    srv = await serveSources((cache) => [fixtureSource(events, cache, files)]);
   }, 120_000);
-  afterAll(async () => {
-    await srv?.close();
-    cleanup(cache, dist, srv?.stateDir);
-  });
+  afterAll(() => srv?.stop());
 
   it('filters by month, day and year bounds (negative = BCE), in calendar order', async () => {
     const jan1 = await get('/apis/historical-events?month=1&day=1');

@@ -8,8 +8,8 @@ import people, { normalisePeople } from '../sources/historical-people/index.ts';
 import { pantheonRows } from '../sources/historical-people/pantheon.ts';
 import { lifeDates } from '../sources/historical-people/wordnet-people.ts';
 import { readDataFile } from '../sources/readers/wordnet.ts';
-import { FIXTURES, buildInChild, fixtureRelease, fixtureSource } from './fixture-release.ts';
-import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, startServer, tempDir, type Running } from './helpers.ts';
+import { FIXTURES, buildInChild, fixtureSource, serveSources, type FixtureServer } from './fixture-release.ts';
+import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, tempDir } from './helpers.ts';
 
 const require = createRequire(import.meta.url);
 /** Fixtures: real rows of the mirrored pantheon.tsv (its GBK bytes, CRLF) and real lines of WordNet 3.1 data.noun. */
@@ -81,27 +81,14 @@ describe('historical-people normalise (fixtures)', () => {
 });
 
 describe('historical-people over HTTP (fixture release)', () => {
-  let cache: string;
-  let dist: string;
-  let srv: Running;
-  let key: string;
-  const get = async (p: string) => {
-    const res = await fetch(srv.base + p, { headers: { authorization: `Bearer ${key}` } });
-    return { status: res.status, body: await res.json() };
-  };
+  let srv: FixtureServer;
+  const get = (p: string) => srv.get(p);
   beforeAll(async () => {
-    cache = tempDir('almanac-people-cache-');
     // The fixture WordNet file stands in for the npm one.
     const wordnet = { kind: 'url' as const, url: 'https://fixture.example/wordnet/data.noun', sha256: '', format: 'text' as const };
-    const withWordnet = fixtureSource({ ...people, inputs: { ...people.inputs, wordnet } }, cache, { pantheon: 'historical-people/pantheon.tsv', wordnet: 'historical-people/data.noun' });
-    ({ dist } = await fixtureRelease([countriesSource, withWordnet], cache));
-    srv = await startServer(dist);
-    key = srv.key();
+    srv = await serveSources((cache) => [countriesSource, fixtureSource({ ...people, inputs: { ...people.inputs, wordnet } }, cache, { pantheon: 'historical-people/pantheon.tsv', wordnet: 'historical-people/data.noun' })]);
   }, 120_000);
-  afterAll(async () => {
-    await srv?.close();
-    cleanup(cache, dist, srv?.stateDir);
-  });
+  afterAll(() => srv?.stop());
 
   it('lists by popularity index, filters by domain and birth-year bounds; licence and attribution in meta', async () => {
     const all = await get('/apis/historical-people?limit=3');

@@ -4,9 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import mythology, { normaliseMythology } from '../sources/mythology/index.ts';
 import { roscherRows } from '../sources/mythology/roscher.ts';
-import { OpenApiChecker } from './openapi-check.ts';
-import { FIXTURES, buildInChild, fixtureRelease, fixtureSource } from './fixture-release.ts';
-import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, startServer, tempDir, type Running } from './helpers.ts';
+import { FIXTURES, buildInChild, fixtureSource, serveSources, type FixtureServer } from './fixture-release.ts';
+import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, tempDir } from './helpers.ts';
 
 /** Fixtures: real rows of RLM_Index_tab_A.csv (tab-separated, CRLF) and real lines of WordNet 3.1 data.noun. */
 const file = (f: string) => fs.readFileSync(path.join(FIXTURES, 'mythology', f), 'utf8');
@@ -51,31 +50,13 @@ describe('mythology normalise (fixtures)', () => {
 });
 
 describe('mythology over HTTP (fixture release)', () => {
-  let cache: string;
-  let dist: string;
-  let srv: Running;
-  let key: string;
-  const get = async (p: string) => {
-    const res = await fetch(srv.base + p, { headers: { authorization: `Bearer ${key}` } });
-    const out = { status: res.status, body: await res.json() };
-    // Every response must be what the generated OpenAPI document declares (view gets, oneOf records).
-    oa ??= new OpenApiChecker((await (await fetch(`${srv.base}/apis/openapi.json`, { headers: { authorization: `Bearer ${key}` } })).json()));
-    oa.check(p, out.status, out.body);
-    return out;
-  };
-  let oa: OpenApiChecker | undefined;
+  let srv: FixtureServer;
+  const get = (p: string) => srv.get(p);
   beforeAll(async () => {
-    cache = tempDir('almanac-myth-cache-');
     const wordnet = { kind: 'url' as const, url: 'https://fixture.example/wordnet/data.noun', sha256: '', format: 'text' as const };
-    const source = fixtureSource({ ...mythology, inputs: { ...mythology.inputs, wordnet } }, cache, { roscherA: 'mythology/RLM_Index_tab_A.csv', wordnet: 'mythology/data.noun' });
-    ({ dist } = await fixtureRelease([source], cache));
-    srv = await startServer(dist);
-    key = srv.key();
+    srv = await serveSources((cache) => [fixtureSource({ ...mythology, inputs: { ...mythology.inputs, wordnet } }, cache, { roscherA: 'mythology/RLM_Index_tab_A.csv', wordnet: 'mythology/data.noun' })], { openapi: true });
   }, 120_000);
-  afterAll(async () => {
-    await srv?.close();
-    cleanup(cache, dist, srv?.stateDir);
-  });
+  afterAll(() => srv?.stop());
 
   it('lists entities, filters by source, type and pantheon; licences in meta', async () => {
     const all = await get('/apis/mythology/entities?limit=100');
