@@ -61,8 +61,10 @@ export interface DatasetInfo {
   upstream_time?: string | null;
   /** Newest fetch time of the live inputs; with upstream_time, the basis of meta.age_seconds. */
   fetched_at?: string | null;
-  /** Has live inputs: meta carries the data's age, computed per request. */
+  /** Has live inputs: meta carries its freshness and `stale` (server/handlers.ts freshness). */
   live?: boolean;
+  /** Live datasets: how often the data is expected to be refreshed and when it counts as stale (the catalogue shows it). */
+  refresh?: { expected_seconds: number; stale_after_seconds: number };
   /** Optional inputs that were not in the cache for this build. */
   missing_inputs?: string[];
   /** Aliases dropped because two records claimed them. */
@@ -70,6 +72,9 @@ export interface DatasetInfo {
   /** The source's own index over the ordered records, if it has one. */
   summary?: unknown;
 }
+
+/** A live dataset that declares no `refresh` (test feeds): expected daily, stale after two days. */
+export const DEFAULT_REFRESH = { expected_seconds: 86_400, stale_after_seconds: 172_800 };
 
 /** Code-unit order; locale-independent so every machine sorts alike. */
 export const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -294,6 +299,7 @@ export class DatasetGenerator<R extends { id: string }> {
     if (live.length) {
       info.live = true;
       info.fetched_at = live.map((u) => u.fetched_at!).sort().pop()!;
+      info.refresh = s.refresh ? { expected_seconds: s.refresh.expectedSeconds, stale_after_seconds: s.refresh.staleAfterSeconds } : DEFAULT_REFRESH;
     }
     return { info, keys, bytes: this.bytes };
   }

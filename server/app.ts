@@ -13,7 +13,12 @@ import { ROUTES, datasetRoutes } from './routes.ts';
 import type { DatasetSource } from '../sources/contract.ts';
 import type { KeyRecord } from './state/keys.ts';
 import { ApiError } from './errors.ts';
-import { PREFLIGHT_HEADERS, etagOf, sendError, sendFile, sendJson, type HeaderList } from './http.ts';
+import { PREFLIGHT_HEADERS, hashOf, releaseFile, select, sendError, sendRepresentation, type HeaderList, type Representable } from './http.ts';
+import { Encoded } from './encoding.ts';
+import { policyHeaders, type ResponseKind } from './cache-policy.ts';
+import { dataAge, isStale } from './handlers.ts';
+import type { Route } from './routes.ts';
+import type { DatasetInfo } from '../pipeline/shards.ts';
 import { parseQuery } from './query.ts';
 import { sendDownload } from './downloads.ts';
 import { Lru, Release } from './release.ts';
@@ -38,6 +43,23 @@ export interface AppOptions {
 
 /** The caller of every request in open mode (/api/v1/key describes it; nothing is counted). */
 export const OPEN_KEY: KeyRecord = { id: 'open', hash: '', plan: 'development', status: 'active', label: 'open mode (serve --open)', created: '1970-01-01T00:00:00.000Z' };
+
+/** Which row of the cache policy (server/cache-policy.ts) a route's answers follow. */
+export function kindOf(route: Route, info: DatasetInfo | undefined): ResponseKind {
+  return route.policy ?? (route.auth === false ? 'document' : info?.live ? 'live' : 'reference');
+}
+
+/** Which live datasets of the release are stale right now, as a short string (recomputed once a second). */
+const staleMemo = new WeakMap<Release, { second: number; sig: string }>();
+function staleSignature(rel: Release, now: number): string {
+  const second = Math.floor(now / 1000);
+  const m = staleMemo.get(rel);
+  if (m && m.second === second) return m.sig;
+  let sig = '';
+  for (const i of rel.datasets.values()) if (i.live) sig += isStale(i, now) ? '1' : '0';
+  staleMemo.set(rel, { second, sig });
+  return sig;
+}
 
 export interface App {
   server: Server;
@@ -82,7 +104,9 @@ export function createApp(opts: AppOptions): App {
     : SURFACES;
   // Handlers are pure functions of (release, URL), so a finished body and its ETag can be
   // reused for the next request of the same URL. bench/serve.ts measures what this buys.
-  const responses = new Lru<{ body: Buffer | string; etag: string }>(Number(process.env.ALMANAC_RESPONSE_CACHE_MB ?? 64) * 2 ** 20);
+  // Each entry holds the body and, once asked for, its br and gzip forms (server/encoding.ts).
+  const responses = new Lru<Encoded>(Number(process.env.ALMANAC_RESPONSE_CACHE_MB ?? 64) * 2 ** 20);
+  const cacheResponse = (k: string, e: Encoded) => responses.set(k, e, e.bytes + k.length + 64);
 
   // Nightly rebuilds switch dist/current; pick the new release up without a restart.
   const pointer = currentPointer(opts.dist);
@@ -99,6 +123,8 @@ export function createApp(opts: AppOptions): App {
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     let limitHeaders: HeaderList = [];
+    /** The key to bill once the answer is known (never for /api/v1/key, a 304, or a 429). */
+    let billKey: KeyRecord | undefined;
     try {
       if (req.method === 'OPTIONS') {
         res.writeHead(204, PREFLIGHT_HEADERS);
@@ -120,12 +146,15 @@ export function createApp(opts: AppOptions): App {
       let key: KeyRecord | undefined;
       // The OpenAPI documents are public (auth: false) although they sit under the surfaces.
       const keyed = !!surface.credentials && match?.route.auth !== false;
+      // /api/v1/key is never billed; a conditional request may end as a free 304 (README "Plans and limits").
+      const free = match?.route.billed === false;
       if (keyed && opts.open) key = OPEN_KEY;
       else if (keyed) {
         // One stat of keys.json (about 2 µs): a revoke applies to the very next request.
         keys.reload();
         key = authenticate(req, search, keys, surface.credentials!);
-        limitHeaders = limits.charge(key);
+        limitHeaders = limits.admit(key, free || !!req.headers['if-none-match']);
+        if (!free) billKey = key;
       }
       // The key= credential is not a query parameter of any endpoint.
       if (surface.credentials === SCRIPTURE_CREDENTIALS) search.delete('key');
@@ -137,22 +166,53 @@ export function createApp(opts: AppOptions): App {
           dataset: route.dataset, reason: rel.absent[route.dataset] ?? 'not built',
         });
       }
-      const cacheable = route.auth && route.cache !== false;
-      const cacheKey = `${rel.id} ${rawPath}?${search}`;
-      const hit = cacheable ? responses.get(cacheKey) : undefined;
-      if (hit) return sendJson(req, res, hit.body, hit.etag, limitHeaders);
-      const query = parseQuery(search, route.query);
-      const replied = route.handler({ release: rel, params, query, path: rawPath, key, quota });
-      const reply = replied instanceof Promise ? await replied : replied;
-      if (reply.kind === 'file') {
-        if (!rel.entry(reply.path)) throw new ApiError('not_found', 'this file is not part of the served release'); // a partial offline bundle
-        return sendFile(req, res, rel, reply.path, limitHeaders);
+      const info = route.dataset ? rel.datasets.get(route.dataset) : undefined;
+      const now = Date.now();
+      const headers = policyHeaders(kindOf(route, info), info);
+      if (info?.live) {
+        const age = dataAge(info, now);
+        if (age !== null) headers.push('data-age', String(age));
       }
-      if (reply.kind === 'download') return sendDownload(req, res, reply, limitHeaders);
-      const fresh = { body: reply.body, etag: etagOf(reply.body) };
-      if (cacheable) responses.set(cacheKey, fresh, Buffer.byteLength(fresh.body) + cacheKey.length + 64);
-      sendJson(req, res, fresh.body, fresh.etag, limitHeaders);
-    } catch (err) {
+      /** Bills the request (unless free) just before a billed answer is sent. */
+      const bill = () => {
+        const k = billKey;
+        billKey = undefined;
+        return k ? limits.bill(k, now) : limitHeaders;
+      };
+      const cacheable = route.auth && route.cache !== false;
+      // Staleness flips at most once per release and dataset: part of the key, so a cached body never says stale wrongly.
+      const cacheKey = cacheable ? `${rel.id} ${staleSignature(rel, now)} ${rawPath}?${search}` : '';
+      let body: Representable | undefined = cacheable ? responses.get(cacheKey) : undefined;
+      if (!body) {
+        const query = parseQuery(search, route.query);
+        const replied = route.handler({ release: rel, params, query, path: rawPath, key, quota });
+        const reply = replied instanceof Promise ? await replied : replied;
+        if (reply.kind === 'download') return sendDownload(req, res, reply, headers, limitHeaders, bill);
+        if (reply.kind === 'file') {
+          if (!rel.entry(reply.path)) throw new ApiError('not_found', 'this file is not part of the served release'); // a partial offline bundle
+          body = releaseFile(rel, reply.path);
+        } else {
+          const encoded = new Encoded(reply.body, hashOf(reply.body));
+          if (cacheable) cacheResponse(cacheKey, encoded);
+          body = encoded;
+        }
+      }
+      const sel = select(req, body);
+      if (!sel.notModified) limitHeaders = bill();
+      await sendRepresentation(req, res, body, sel, [...headers, ...limitHeaders]);
+      // Now with its compressed form, if one was made: account for it.
+      if (body instanceof Encoded && cacheable) cacheResponse(cacheKey, body);
+    } catch (thrown) {
+      let err = thrown;
+      // An error answered to a key is billed like any other answer (README "Plans and limits"),
+      // except the limits' own refusals; a month used up turns it into the 429.
+      if (billKey && err instanceof ApiError && err.status !== 429 && err.code !== 'state_unavailable') {
+        try {
+          limitHeaders = limits.bill(billKey);
+        } catch (billing) {
+          err = billing;
+        }
+      }
       if (err instanceof ApiError) {
         if (err.code === 'state_unavailable' && Date.now() - stateWarned > 10_000) {
           stateWarned = Date.now();

@@ -19,6 +19,7 @@ import { DOWNLOADS, SHA256SUMS, bundleDir } from '../pipeline/paths.ts';
 import { ApiError } from './errors.ts';
 import type { Handler, Reply } from './handlers.ts';
 import type { Release } from './release.ts';
+import { notModified } from './http.ts';
 
 type DownloadReply = Extract<Reply, { kind: 'download' }>;
 interface Served { downloads: Downloads; files: Map<string, DownloadReply> }
@@ -94,17 +95,22 @@ const unsatisfiable = (size: number) =>
 const HEADERS = [
   'access-control-allow-origin', '*',
   'access-control-expose-headers', 'ETag, RateLimit, RateLimit-Policy, Retry-After, Content-Length, Content-Range, Accept-Ranges, Content-Disposition',
-  'cache-control', 'private, max-age=300',
   'accept-ranges', 'bytes',
 ];
 
-export function sendDownload(req: IncomingMessage, res: ServerResponse, f: DownloadReply, extra: string[] = []) {
-  const headers = [...HEADERS, 'content-type', f.type, 'etag', f.etag, 'content-disposition', `attachment; filename="${f.name}"`, ...extra];
-  const inm = req.headers['if-none-match'];
-  if (inm && inm.split(',').some((t) => t.trim() === f.etag || t.trim() === '*')) {
-    res.writeHead(304, headers);
+/**
+ * `policy`: Cache-Control and Vary (server/cache-policy.ts, row `download`); `bill` counts
+ * the request and returns its RateLimit headers — not called for a 304, which is free and
+ * carries the `admitted` (uncounted) ones.
+ * Archives are already gzip: never content-encoded, so Range offsets are file offsets.
+ */
+export function sendDownload(req: IncomingMessage, res: ServerResponse, f: DownloadReply, policy: string[], admitted: string[], bill: () => string[]) {
+  const base = [...HEADERS, ...policy, 'content-type', f.type, 'etag', f.etag, 'content-disposition', `attachment; filename="${f.name}"`];
+  if (notModified(req, f.etag)) {
+    res.writeHead(304, [...base, ...admitted]);
     return res.end();
   }
+  const headers = [...base, ...bill()];
   const ifRange = req.headers['if-range'] as string | undefined;
   const range = ifRange && ifRange.trim() !== f.etag ? null : parseRange(req.headers.range, f.size);
   const [start, end] = range ?? [0, f.size - 1];

@@ -66,6 +66,39 @@ export function errorBody(err: ApiError): string {
   return JSON.stringify({ error });
 }
 
+/**
+ * The same error as RFC 9457 problem details (sent for `Accept: application/problem+json`):
+ * `type` a stable URN per code (not dereferenceable; the code's meaning is README "Error
+ * codes"), `title` the catalogue summary, `detail` the message, `instance` the request
+ * path (never the query: it may carry `key=`), and `code` and `details` as extension members.
+ */
+export function problemBody(err: ApiError, instance: string): string {
+  return JSON.stringify({
+    type: `urn:almanac:error:${err.code}`,
+    title: ERROR_CATALOGUE[err.code].summary,
+    status: err.status,
+    detail: err.message,
+    instance,
+    code: err.code,
+    ...(err.details ? { details: err.details } : {}),
+  });
+}
+
+/** JSON Schema of RFC 9457 problem details as problemBody writes them. */
+export const PROBLEM_SCHEMA = {
+  type: 'object',
+  required: ['type', 'title', 'status', 'detail', 'instance', 'code'],
+  properties: {
+    type: { type: 'string', format: 'uri' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    instance: { type: 'string', format: 'uri-reference' },
+    code: { type: 'string', enum: Object.keys(ERROR_CATALOGUE) },
+    details: { type: 'object' },
+  },
+} as const;
+
 /** JSON Schema of the envelope, shared by the OpenAPI documents. */
 export const ERROR_SCHEMA = {
   type: 'object',

@@ -4,7 +4,7 @@
  * the filesystem except through the Release, which only reads manifest-listed files.
  */
 import { OPENAPI } from '../pipeline/paths.ts';
-import type { DatasetInfo } from '../pipeline/shards.ts';
+import { DEFAULT_REFRESH, type DatasetInfo } from '../pipeline/shards.ts';
 import { ApiError } from './errors.ts';
 import { columnPredicate } from './filters.ts';
 import { searchMeta } from './search-bounds.ts';
@@ -53,20 +53,40 @@ export function datasetMeta(info: DatasetInfo): Record<string, unknown> {
 const info = (ctx: Ctx, ds: string) => ctx.release.datasets.get(ds)!;
 
 /**
- * How fresh a live dataset's data is, at request time: the upstream's own timestamp,
- * when it was fetched, its age in seconds (from the upstream time, else the fetch), and
- * whether the build had to carry it forward because the upstream could not be reached.
+ * How fresh a live dataset's data is: the upstream's own timestamp, when it was fetched,
+ * and whether it is stale — older (upstream time, else fetch time) than the dataset's
+ * `refresh.stale_after_seconds`, or carried forward because the upstream could not be
+ * reached. Nothing here changes from second to second, so a live body (and its ETag)
+ * stays the same between fetches; the data's age in seconds travels in the `Data-Age`
+ * header instead (dataAge below).
  */
 export function freshness(i: DatasetInfo & { carried_forward_from?: string }, now = Date.now()): Record<string, unknown> {
   if (!i.live && i.upstream_time === undefined) return {};
-  const basis = i.upstream_time ?? i.fetched_at ?? null;
   return {
     upstream_time: i.upstream_time ?? null,
     fetched_at: i.fetched_at ?? null,
-    age_seconds: basis ? Math.max(0, Math.floor((now - Date.parse(basis)) / 1000)) : null,
-    stale: !!i.carried_forward_from,
+    stale: isStale(i, now),
     ...(i.carried_forward_from ? { carried_forward_from: i.carried_forward_from } : {}),
   };
+}
+
+/** The data's own time: the upstream's timestamp, else when it was fetched (null for fixed data). */
+const dataTime = (i: DatasetInfo) => {
+  const basis = i.upstream_time ?? i.fetched_at ?? null;
+  return basis ? Date.parse(basis) : null;
+};
+
+export function isStale(i: DatasetInfo & { carried_forward_from?: string }, now = Date.now()): boolean {
+  if (i.carried_forward_from) return true;
+  const t = dataTime(i);
+  const limit = (i.refresh ?? DEFAULT_REFRESH).stale_after_seconds;
+  return i.live === true && t !== null && (now - t) / 1000 > limit;
+}
+
+/** Seconds since the data's own time, for the `Data-Age` header of live responses; null when unknown. */
+export function dataAge(i: DatasetInfo, now = Date.now()): number | null {
+  const t = dataTime(i);
+  return t === null ? null : Math.max(0, Math.floor((now - t) / 1000));
 }
 
 function page(ctx: Ctx, ds: string, ordinals: number[] | null, extraMeta: Record<string, unknown> = {}): Reply {
@@ -248,6 +268,7 @@ export const catalogue: Handler = (ctx) => {
   const data = [...ctx.release.datasets.values()].map((i) => ({
     ...datasetMeta(i),
     ...freshness(i),
+    ...(i.live ? { refresh: i.refresh ?? DEFAULT_REFRESH } : {}),
     title: i.title,
     description: i.description,
     coverage: i.coverage ?? null,

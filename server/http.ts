@@ -1,36 +1,40 @@
 /**
- * Writing responses: content-hash ETags (shared across encodings), 304, precompressed
- * variants chosen by Accept-Encoding, HEAD, CORS on every response (errors included),
- * and the one function that writes error bodies.
+ * Writing responses: one ETag per representation (identity, br, gzip), 304, the coding
+ * chosen by Accept-Encoding (server/encoding.ts), HEAD, CORS on every response (errors
+ * included), Cache-Control and Vary from the one policy table (server/cache-policy.ts),
+ * and the one function that writes error bodies, as the envelope or as RFC 9457 problem
+ * details.
  *
  * Headers travel as flat [name, value, …] arrays, which node:http writes without
  * building intermediate objects — this path runs on every request.
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError, errorBody } from './errors.ts';
+import { policyHeaders } from './cache-policy.ts';
+import { etagFor, negotiate, type Coding } from './encoding.ts';
+import { ApiError, errorBody, problemBody } from './errors.ts';
 import type { Release } from './release.ts';
 
 export type HeaderList = string[];
 
-const CORS: HeaderList = [
-  'access-control-allow-origin', '*',
-  'access-control-expose-headers', 'ETag, RateLimit, RateLimit-Policy, Retry-After, Content-Length',
-];
+const EXPOSED = 'ETag, RateLimit, RateLimit-Policy, Retry-After, Content-Length, Content-Encoding, Data-Age, WWW-Authenticate';
+const CORS: HeaderList = ['access-control-allow-origin', '*', 'access-control-expose-headers', EXPOSED];
 export const PREFLIGHT_HEADERS: HeaderList = [
   ...CORS,
   'access-control-allow-methods', 'GET, HEAD, OPTIONS',
-  'access-control-allow-headers', 'Authorization, X-Service-Key, X-Scripture-Key, If-None-Match, Accept-Encoding',
+  'access-control-allow-headers', 'Authorization, X-Service-Key, X-Scripture-Key, If-None-Match, Accept-Encoding, Accept, Range, If-Range',
   'access-control-max-age', '86400',
 ];
 const JSON_TYPE = ['content-type', 'application/json; charset=utf-8'];
-// Authenticated data: browsers may cache it; shared caches must not serve it to other keys.
-const CACHEABLE = ['cache-control', 'private, max-age=300'];
-const NO_STORE = ['cache-control', 'no-store'];
+const PROBLEM_TYPE = ['content-type', 'application/problem+json'];
 
-export const etagOf = (body: Buffer | string) => `"${createHash('sha1').update(body).digest('base64url')}"`;
+/** The hash part of a composed body's ETag (sha1, base64url: 27 characters). */
+export const hashOf = (body: Buffer | string) => createHash('sha1').update(body).digest('base64url');
+/** The identity ETag of a composed body. */
+export const etagOf = (body: Buffer | string) => etagFor(hashOf(body), '');
 
-function notModified(req: IncomingMessage, etag: string): boolean {
+/** If-None-Match uses the weak comparison (RFC 9110 §13.1.2): W/"x" matches "x". */
+export function notModified(req: IncomingMessage, etag: string): boolean {
   const inm = req.headers['if-none-match'];
   if (!inm) return false;
   return inm.split(',').some((t) => {
@@ -45,27 +49,71 @@ function write(req: IncomingMessage, res: ServerResponse, status: number, header
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
-export function sendJson(req: IncomingMessage, res: ServerResponse, body: Buffer | string, etag: string, extra: HeaderList = []) {
-  const headers = [...CORS, ...JSON_TYPE, ...CACHEABLE, 'etag', etag, ...extra];
-  if (notModified(req, etag)) return write(req, res, 304, headers);
-  write(req, res, 200, headers, body);
+/** A body that may be sent in several codings: a composed response (encoding.ts Encoded) or a release file with prebuilt variants. */
+export interface Representable {
+  /** ETag hash of the identity bytes. */
+  hash: string;
+  /** Codings available besides identity, best first. */
+  offered: readonly ('br' | 'gzip')[];
+  get(coding: Coding): Promise<{ body: Buffer | string; coding: Coding }> | { body: Buffer | string; coding: Coding };
 }
 
-/** A manifest-listed file, in the best encoding the client accepts that the build wrote. */
-export function sendFile(req: IncomingMessage, res: ServerResponse, release: Release, rel: string, extra: HeaderList = []) {
+/** A manifest-listed file with the `.br`/`.gz` variants the build wrote beside it. */
+export function releaseFile(release: Release, rel: string): Representable {
   const entry = release.entry(rel)!;
-  const etag = `"${entry.sha256.slice(0, 32)}"`;
-  const headers = [...CORS, ...JSON_TYPE, ...CACHEABLE, 'etag', etag, 'vary', 'Accept-Encoding', ...extra];
-  if (notModified(req, etag)) return write(req, res, 304, headers);
-  const accept = String(req.headers['accept-encoding'] ?? '');
-  const encoding = entry.br && /\bbr\b/.test(accept) ? 'br' : entry.gzip && /\bgzip\b/.test(accept) ? 'gzip' : '';
-  if (encoding) headers.push('content-encoding', encoding);
-  write(req, res, 200, headers, release.file(rel, encoding));
+  const offered = [...(entry.br ? ['br' as const] : []), ...(entry.gzip ? ['gzip' as const] : [])];
+  return { hash: entry.sha256.slice(0, 32), offered, get: (coding) => ({ body: release.file(rel, coding), coding }) };
 }
 
+/** Which representation a request gets, and whether its ETag matches If-None-Match. */
+export function select(req: IncomingMessage, b: Representable): { coding: Coding; etag: string; notModified: boolean } {
+  const coding = b.offered.length ? negotiate(req.headers['accept-encoding'], b.offered) : '';
+  const etag = etagFor(b.hash, coding);
+  return { coding, etag, notModified: notModified(req, etag) };
+}
+
+/**
+ * 304 or 200 for a selected representation. `headers` are the policy, rate-limit and other
+ * headers of the response; a 304 carries them too (RFC 9110 §15.4.5), without a body.
+ */
+export async function sendRepresentation(req: IncomingMessage, res: ServerResponse, b: Representable, sel: ReturnType<typeof select>, headers: HeaderList) {
+  const base = [...CORS, ...JSON_TYPE];
+  if (sel.notModified) return write(req, res, 304, [...base, 'etag', sel.etag, ...headers]);
+  const got = await b.get(sel.coding);
+  // Compression that did not make the body smaller falls back to identity, under its own ETag.
+  const etag = got.coding === sel.coding ? sel.etag : etagFor(b.hash, got.coding);
+  const out = [...base, 'etag', etag, ...headers];
+  if (got.coding) out.push('content-encoding', got.coding);
+  write(req, res, 200, out, got.body);
+}
+
+/** Whether the client asked for RFC 9457 problem details over the JSON envelope. */
+export function wantsProblem(req: IncomingMessage): boolean {
+  const accept = req.headers.accept;
+  if (!accept || !accept.includes('problem+json')) return false;
+  const q = (type: string) => {
+    let best = 0;
+    for (const member of accept.split(',')) {
+      const [name, ...params] = member.split(';');
+      if (name.trim().toLowerCase() !== type) continue;
+      const p = params.map((x) => /^\s*q\s*=\s*([0-9.]+)\s*$/i.exec(x)).find(Boolean);
+      best = Math.max(best, p ? Number(p[1]) || 0 : 1);
+    }
+    return best;
+  };
+  const problem = q('application/problem+json');
+  return problem > 0 && problem >= q('application/json');
+}
+
+/**
+ * Every error, in one place: the documented envelope by default, problem details for
+ * `Accept: application/problem+json`. `instance` is the request path without its query.
+ */
 export function sendError(req: IncomingMessage, res: ServerResponse, err: ApiError, extra: HeaderList = []) {
   const own = Object.entries(err.headers ?? {}).flat();
   // The error's own rate-limit headers (on a 429) replace the ones computed before it.
   const keep = own.length ? extra.filter((_, i, a) => !(i % 2 === 0 ? own.includes(a[i]) : own.includes(a[i - 1]))) : extra;
-  write(req, res, err.status, [...CORS, ...JSON_TYPE, ...NO_STORE, ...keep, ...own], errorBody(err));
+  const problem = wantsProblem(req);
+  const body = problem ? problemBody(err, (req.url ?? '/').split('?')[0].slice(0, 500)) : errorBody(err);
+  write(req, res, err.status, [...CORS, ...(problem ? PROBLEM_TYPE : JSON_TYPE), ...policyHeaders('error'), ...keep, ...own], body);
 }

@@ -16,6 +16,7 @@ import { GEO_PARAMS, INCLUDE_EXPIRED } from './filters.ts';
 import { TAG_SCHEMA, tagReply } from './language-tags.ts';
 import { getDownload, listDownloads } from './downloads.ts';
 import { CATALOGUE_SCHEMA, DATASET_META, LIST_META } from './schemas.ts';
+import type { ResponseKind } from './cache-policy.ts';
 
 export interface Route {
   path: string;
@@ -33,6 +34,10 @@ export interface Route {
   auth: boolean;
   /** False when the body depends on the caller (e.g. /api/v1/key), so it must not be reused. */
   cache?: boolean;
+  /** Row of the cache policy (server/cache-policy.ts); default: document when public, else live or reference by the dataset. */
+  policy?: ResponseKind;
+  /** False: never counted against the monthly quota (/api/v1/key: a key must always be able to see its usage). */
+  billed?: boolean;
   /** Media type of the 200 body when it is not JSON (a download, served with Range support). */
   media?: string;
   handler: h.Handler;
@@ -74,7 +79,6 @@ function withEnum(p: ParamSpec, s: DatasetSource<any>, f: DatasetSource['filters
   return { ...p, schema: { ...p.schema, enum: values } };
 }
 
-/** Live feeds answer with their age and (alerts) drop expired records at request time: never reuse a body. */
 const isLive = (s: DatasetSource<any>) => !!s.expires || Object.values(s.inputs).some((i) => i.kind === 'live');
 
 export function datasetRoutes(s: DatasetSource<any>): Route[] {
@@ -84,7 +88,9 @@ export function datasetRoutes(s: DatasetSource<any>): Route[] {
     ...(s.expires ? [INCLUDE_EXPIRED] : []),
   ];
   const ref: SchemaObject = { $ref: `#/components/schemas/${schemaName(s.id)}` };
-  const base = { tag: s.id, dataset: s.id, auth: true, ...(isLive(s) ? { cache: false } : {}) };
+  // Datasets whose records expire (alerts) drop them at request time: such bodies are never reused.
+  // Other live bodies are (their staleness is part of the cache key, server/app.ts).
+  const base = { tag: s.id, dataset: s.id, auth: true, ...(s.expires ? { cache: false } : {}) };
   const routes: Route[] = [
     {
       ...base, path: `/apis/${s.id}`, operationId: `${camel(s.id)}List`, summary: `List ${s.title.toLowerCase()}`,
@@ -195,7 +201,7 @@ export const OPENAPI_DOC_SCHEMA: SchemaObject = {
 export const ROUTES: Route[] = [
   {
     path: '/healthz', operationId: 'health', summary: 'Liveness and the live release id; "degraded" lists release files that failed their checksum (no key, not counted)', tag: 'platform',
-    pathParams: [], query: [], auth: false, handler: h.health,
+    pathParams: [], query: [], auth: false, policy: 'health', handler: h.health,
     response: {
       type: 'object', required: ['status', 'release'],
       properties: { status: { enum: ['ok', 'degraded'] }, release: { type: 'string' }, corrupt_files: { type: 'array', items: { type: 'string' } } },
@@ -203,7 +209,7 @@ export const ROUTES: Route[] = [
   },
   {
     path: '/apis', operationId: 'catalogue', summary: 'Datasets with contract version, data release, record count and sources', tag: 'platform',
-    pathParams: [], query: [], auth: true, cache: false, handler: h.catalogue,
+    pathParams: [], query: [], auth: true, policy: 'changing', handler: h.catalogue,
     response: CATALOGUE_SCHEMA,
   },
   {
@@ -212,12 +218,12 @@ export const ROUTES: Route[] = [
   },
   {
     path: '/apis/downloads', operationId: 'downloads', summary: 'The offline bundle of the live release: archives with size and sha256 (npm run bundle)', tag: 'downloads',
-    pathParams: [], query: [], auth: true, cache: false, handler: listDownloads, response: DOWNLOADS_SCHEMA,
+    pathParams: [], query: [], auth: true, cache: false, policy: 'changing', handler: listDownloads, response: DOWNLOADS_SCHEMA,
   },
   {
     path: '/apis/downloads/{file}', operationId: 'download', summary: 'One bundle archive (or download.json, SHA256SUMS); Range resumes a broken download', tag: 'downloads',
     pathParams: [{ name: 'file', description: 'A file name listed by /apis/downloads, e.g. all.tar.gz, elements.tar.gz, bible-kjv.tar.gz.' }],
-    query: [], auth: true, cache: false, media: 'application/gzip', handler: getDownload, response: { type: 'string', format: 'binary' },
+    query: [], auth: true, cache: false, policy: 'download', media: 'application/gzip', handler: getDownload, response: { type: 'string', format: 'binary' },
   },
   ...SOURCES.flatMap(datasetRoutes),
 ];

@@ -25,8 +25,7 @@ export const SOURCES_SCHEMA: SchemaObject = {
 const FRESHNESS: Record<string, SchemaObject> = {
   upstream_time: { ...nullableStr, description: "The upstream's own timestamp (ISO 8601), else null" },
   fetched_at: { ...nullableStr, description: 'When the build fetched the live input' },
-  age_seconds: { type: ['integer', 'null'], description: 'Now minus the upstream time (else the fetch time)' },
-  stale: { type: 'boolean' },
+  stale: { type: 'boolean', description: "true when the data is older (upstream time, else fetch time) than the dataset's refresh.stale_after_seconds, or was carried forward; the age itself is the Data-Age header" },
   carried_forward_from: { ...str, description: 'Release whose data was kept because the upstream could not be reached' },
 };
 
@@ -75,6 +74,10 @@ export const CATALOGUE_SCHEMA: SchemaObject = {
             properties: {
               ...DATASET_META_PROPS, title: str, description: str, coverage: nullableStr, records: { type: 'integer', minimum: 0 },
               status: { const: 'available' }, endpoints: str,
+              refresh: {
+                type: 'object', required: ['expected_seconds', 'stale_after_seconds'], description: 'Live feeds: expected refresh interval and the age past which meta.stale is true',
+                properties: { expected_seconds: { type: 'integer', minimum: 1 }, stale_after_seconds: { type: 'integer', minimum: 1 } },
+              },
             },
           },
           { type: 'object', required: ['dataset', 'status', 'reason'], properties: { dataset: str, status: { const: 'absent' }, reason: str } },

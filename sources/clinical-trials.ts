@@ -241,5 +241,7 @@ export default defineSource<TrialRecord>({
   order: (a, b) => (a.last_update_posted < b.last_update_posted ? 1 : a.last_update_posted > b.last_update_posted ? -1 : 0),
   // The version endpoint's dataTimestamp: when the registry snapshot the API serves was made.
   upstreamTime: versionTime,
+  // ClinicalTrials.gov publishes a new data snapshot daily. Stale past the second figure (meta.stale).
+  refresh: { expectedSeconds: 86_400, staleAfterSeconds: 259_200 },
   normalise: normaliseStudies,
 });

@@ -224,6 +224,14 @@ export interface DatasetSource<R extends { id: string } = { id: string } & Recor
    */
   upstreamTime?: (raw: RawInputs) => string | null;
   /**
+   * Live inputs: how often this deployment is expected to refresh the data (the slower of
+   * the upstream's own cadence and the nightly rebuild) and how old the data may get
+   * before responses say `meta.stale: true`. Shown in the catalogue as `refresh`; the
+   * response max-age of live feeds follows `expectedSeconds` (server/cache-policy.ts).
+   * Default: daily, stale after two days.
+   */
+  refresh?: { expectedSeconds: number; staleAfterSeconds: number };
+  /**
    * Records whose `field` (ISO date-time) is earlier than the request time are left out
    * of list and search results (e.g. expired weather alerts); `?include_expired=true`
    * keeps them. Such routes are never response-cached.

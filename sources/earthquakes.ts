@@ -202,5 +202,7 @@ export default defineSource<EarthquakeRecord>({
   // Newest first; ISO 8601 UTC strings of one shape compare as times.
   order: (a, b) => (a.time === b.time ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.time < b.time ? 1 : -1),
   upstreamTime: earthquakesUpstreamTime,
+  // USGS regenerates the feed every minute; this deployment refreshes nightly. Stale past the second figure (meta.stale).
+  refresh: { expectedSeconds: 86_400, staleAfterSeconds: 172_800 },
   normalise: normaliseEarthquakes,
 });

@@ -227,5 +227,7 @@ export default defineSource<LawRecord>({
   order: (a, b) => (a.kind !== b.kind ? (a.kind === 'title' ? -1 : 1)
     : a.kind === 'title' ? a.number! - b.number! : (b.publication_date ?? '').localeCompare(a.publication_date ?? '')),
   upstreamTime: lawsUpstreamTime,
+  // eCFR and the Federal Register publish every business day. Stale past the second figure (meta.stale).
+  refresh: { expectedSeconds: 86_400, staleAfterSeconds: 259_200 },
   normalise: normaliseLaws,
 });

@@ -278,6 +278,8 @@ export default defineSource<NonprofitRecord>({
   // The BMF files carry no generation time (no header, no metadata); the IRS page's
   // "last updated" is not part of the data. The fetch step records when it was fetched.
   upstreamTime: () => null,
+  // The IRS republishes the EO BMF extract monthly. Stale past the second figure (meta.stale).
+  refresh: { expectedSeconds: 2_678_400, staleAfterSeconds: 5_356_800 },
   normalise: normaliseNonprofits,
   normaliseStream: streamNonprofits,
 });

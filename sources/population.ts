@@ -242,5 +242,7 @@ export default defineSource<PopulationRecord>({
     || MEASURE_RANK.get(a.measure)! - MEASURE_RANK.get(b.measure)!),
   // Neither file carries a timestamp; the vintage (2024) is in every record.
   upstreamTime: () => null,
+  // Census publishes one vintage of estimates a year. Stale past the second figure (meta.stale).
+  refresh: { expectedSeconds: 31_622_400, staleAfterSeconds: 34_560_000 },
   normalise: normalisePopulation,
 });

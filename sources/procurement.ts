@@ -179,5 +179,7 @@ export default defineSource<AwardRecord>({
   order: (a, b) => b.amount - a.amount,
   // awards/last_updated: the date USAspending last loaded award data.
   upstreamTime: lastUpdated,
+  // USAspending loads award data daily. Stale past the second figure (meta.stale).
+  refresh: { expectedSeconds: 86_400, staleAfterSeconds: 259_200 },
   normalise: normaliseAwards,
 });

@@ -211,5 +211,7 @@ export default defineSource<RecallRecord>({
   order: (a, b) => (a.report_date < b.report_date ? 1 : a.report_date > b.report_date ? -1 : 0),
   // openFDA's meta.last_updated: the date the endpoint's data was last refreshed (weekly).
   upstreamTime: lastUpdated,
+  // openFDA refreshes enforcement reports weekly. Stale past the second figure (meta.stale).
+  refresh: { expectedSeconds: 604_800, staleAfterSeconds: 1_209_600 },
   normalise: normaliseRecalls,
 });

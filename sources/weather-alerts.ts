@@ -232,5 +232,7 @@ export default defineSource<WeatherAlertRecord>({
   // Newest sent first (the upstream's own order), ties by id.
   order: (a, b) => Date.parse(b.sent) - Date.parse(a.sent) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
   upstreamTime: alertsUpstreamTime,
+  // NWS updates alerts continuously; this deployment refreshes nightly. Stale past the second figure (meta.stale).
+  refresh: { expectedSeconds: 86_400, staleAfterSeconds: 172_800 },
   normalise: normaliseAlerts,
 });

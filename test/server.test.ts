@@ -44,13 +44,14 @@ describe('OpenAPI document', () => {
       expect(body.paths[p], p).toBeTruthy();
     }
   });
-  it('serves a brotli variant with the same ETag as identity', async () => {
+  it('serves the prebuilt brotli variant under its own ETag (issue 12: one ETag per representation)', async () => {
     const a = await fetch(`${srv.base}/apis/openapi.json`, { headers: { 'x-service-key': key, 'accept-encoding': 'br' } });
     const b = await fetch(`${srv.base}/apis/openapi.json`, { headers: { 'x-service-key': key, 'accept-encoding': 'identity' } });
     expect(a.headers.get('content-encoding')).toBe('br');
     expect(b.headers.get('content-encoding')).toBeNull();
-    expect(a.headers.get('etag')).toBe(b.headers.get('etag'));
+    expect(a.headers.get('etag')).toBe(b.headers.get('etag')!.replace(/"$/, '-br"'));
     expect(a.headers.get('vary')).toBe('Accept-Encoding');
+    expect(a.headers.get('cache-control')).toBe('public, max-age=300');
     expect(await a.json()).toEqual(await b.json());
   });
 });
@@ -187,8 +188,10 @@ describe('HTTP behaviour', () => {
     const head = await call('/apis/elements/Fe', { 'x-service-key': key }, 'HEAD');
     expect(head.status).toBe(200);
     expect(head.text).toBe('');
-    expect(Number(head.headers.get('content-length'))).toBe(Buffer.byteLength(first.text));
-    expect(first.headers.get('cache-control')).toMatch(/max-age/);
+    // fetch asks for gzip: HEAD gives the length of the same (compressed) representation as GET.
+    expect(head.headers.get('content-length')).toBe(first.headers.get('content-length'));
+    expect(head.headers.get('etag')).toBe(etag);
+    expect(first.headers.get('cache-control')).toBe('private, max-age=86400');
   });
   it('answers a CORS preflight without a key and without counting it', async () => {
     const before = srv.app.quota.used(srv.app.keys.verify(key)!.id);

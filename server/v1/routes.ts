@@ -137,13 +137,13 @@ function studyReply(ctx: Parameters<Handler>[0], endpoint: string, study: boolea
 const studyRoute = (ns: 'study' | 'morphology', what: string): Route[] => {
   const study = ns === 'study';
   return [
-    { ...base, dataset: STUDY_DATASET, cache: false, path: `${V1}/${ns}/{translation}/range`, operationId: `${ns}Range`,
+    { ...base, dataset: STUDY_DATASET, cache: false, policy: 'changing', path: `${V1}/${ns}/{translation}/range`, operationId: `${ns}Range`,
       summary: `${what} for a verse range (at most ${MAX_STUDY_VERSES} verses)`, pathParams: [T], query: [REF('from'), REF('to'), ...FILTER_PARAMS], response: STUDY_RESPONSE,
       handler: (ctx) => {
         const { b, verses } = rangeStudy(ctx, translation(ctx, ctx.params.translation));
         return studyReply(ctx, `${ns}.range`, study, b, verses, { range: { from: verses[0].reference, to: verses[verses.length - 1].reference, verses: verses.length } });
       } },
-    { ...base, dataset: STUDY_DATASET, cache: false, path: `${V1}/${ns}/{translation}/{book}/{chapter}/{verse}`, operationId: `${ns}Verse`,
+    { ...base, dataset: STUDY_DATASET, cache: false, policy: 'changing', path: `${V1}/${ns}/{translation}/{book}/{chapter}/{verse}`, operationId: `${ns}Verse`,
       summary: `${what} for one verse`, pathParams: [T, B, C, V], query: FILTER_PARAMS, response: STUDY_RESPONSE,
       handler: (ctx) => {
         const { b, verses } = verseStudy(ctx, translation(ctx, ctx.params.translation));
@@ -165,7 +165,7 @@ const textRoutes = (prefix: string, ns: string, summary: string): Route[] => [
 export const V1_ROUTES: Route[] = [
   { ...base, auth: false, path: `${V1}/openapi`, operationId: 'v1OpenApi', summary: 'This OpenAPI 3.1 catalogue of the v1 surface (no key, not counted)', pathParams: [], query: [], response: OPENAPI_DOC_SCHEMA, handler: () => ({ kind: 'file', path: OPENAPI_V1 }) },
   {
-    ...base, path: `${V1}/key`, operationId: 'v1Key', summary: 'Tier, monthly quota, usage, remaining calls and last use of the calling key', pathParams: [], query: [], cache: false,
+    ...base, path: `${V1}/key`, operationId: 'v1Key', summary: 'Tier, monthly quota, usage, remaining calls and last use of the calling key (never counted; answers when the month is used up)', pathParams: [], query: [], cache: false, policy: 'account', billed: false,
     response: KEY_REPLY,
     handler: (ctx) => {
       const k = ctx.key!;
@@ -214,7 +214,7 @@ export const V1_ROUTES: Route[] = [
     handler: (ctx) => ({ kind: 'json', body: JSON.stringify({ meta: studyMeta(ctx, 'source-texts'), data: sourceTexts(studyInfo(ctx).summary) }) }),
   },
   {
-    ...base, dataset: STUDY_DATASET, cache: false, path: `${V1}/source-coverage`, operationId: 'v1SourceCoverage', summary: 'Coverage, token status buckets, review maturity and phase-5 (review) state per layer and in total', pathParams: [], query: [], response: SOURCE_COVERAGE_REPLY,
+    ...base, dataset: STUDY_DATASET, cache: false, policy: 'changing', path: `${V1}/source-coverage`, operationId: 'v1SourceCoverage', summary: 'Coverage, token status buckets, review maturity and phase-5 (review) state per layer and in total', pathParams: [], query: [], response: SOURCE_COVERAGE_REPLY,
     handler: (ctx) => ({ kind: 'json', body: JSON.stringify({ meta: studyMeta(ctx, 'source-coverage'), data: sourceCoverage(ctx, studyInfo(ctx).summary) }) }),
   },
   ...textRoutes(`${V1}/text/{translation}`, 'text', 'Text'),

@@ -230,5 +230,7 @@ export default defineSource<CompanyRecord>({
   // Filers first (by CIK), then filings newest first.
   order: (a, b) => (a.kind === b.kind ? (b.filing_date ?? '').localeCompare(a.filing_date ?? '') : a.kind === 'filer' ? -1 : 1),
   upstreamTime: () => null,
+  // EDGAR indexes and ticker files change every business day. Stale past the second figure (meta.stale).
+  refresh: { expectedSeconds: 86_400, staleAfterSeconds: 259_200 },
   normalise: normaliseCompanies,
 });

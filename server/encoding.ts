@@ -1,0 +1,118 @@
+/**
+ * Content codings: which one a request accepts (RFC 9110 §12.5.3, q-values included), and
+ * compressing a composed body once per coding. node:zlib has both brotli and gzip built in
+ * and runs them on libuv's thread pool when called asynchronously, so a large body is
+ * compressed without holding the event loop; no npm package would add anything here.
+ */
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zc, gzip } from 'node:zlib';
+
+/** The codings the server can send; '' is identity. */
+export type Coding = '' | 'br' | 'gzip';
+
+/** Bodies below this stay identity: a header's worth of savings is not worth a compression (same rule as the build's variants). */
+export const COMPRESS_MIN_BYTES = 1024;
+
+interface Accepted { q: Map<string, number>; star?: number }
+
+function parse(header: string): Accepted {
+  const q = new Map<string, number>();
+  let star: number | undefined;
+  for (const member of header.split(',')) {
+    const [rawName, ...params] = member.split(';');
+    let name = rawName.trim().toLowerCase();
+    if (!name) continue;
+    if (name === 'x-gzip') name = 'gzip'; // RFC 9110 §8.4.1.3: equivalent to gzip
+    let weight = 1;
+    for (const p of params) {
+      const m = /^\s*q\s*=\s*([0-9.]+)\s*$/i.exec(p);
+      if (!m) continue;
+      // qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] ); anything else makes the member unusable.
+      weight = /^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(m[1]) ? Number(m[1]) : NaN;
+    }
+    if (Number.isNaN(weight)) continue;
+    if (name === '*') star = weight;
+    else q.set(name, Math.max(weight, q.get(name) ?? 0));
+  }
+  return { q, star };
+}
+
+/**
+ * The coding to send, given the request's Accept-Encoding and the codings this body has
+ * (in the server's order of preference, br before gzip). The highest q wins; equal q
+ * prefer br, then gzip, then identity. No header: identity. When nothing offered is
+ * acceptable (`identity;q=0` and no br/gzip), identity is sent anyway, as RFC 9110 allows,
+ * rather than a 406 that would break clients with odd headers.
+ */
+export function negotiate(header: string | string[] | undefined, offered: readonly Exclude<Coding, ''>[]): Coding {
+  if (header === undefined) return '';
+  const { q, star } = parse(Array.isArray(header) ? header.join(',') : header);
+  const weight = (c: string) => q.get(c) ?? star ?? (c === 'identity' ? 1 : 0);
+  let best: Coding = '';
+  let bestQ = weight('identity');
+  for (const c of offered) {
+    const w = weight(c);
+    if (w > 0 && w > bestQ) {
+      best = c;
+      bestQ = w;
+    } else if (w > 0 && w === bestQ && best === '') {
+      // A tie with identity: the compressed form is better for both sides.
+      best = c;
+    }
+  }
+  return best;
+}
+
+const br = promisify(brotliCompress);
+const gz = promisify(gzip);
+
+/**
+ * Brotli quality 5 and gzip level 6: measured in README "Compressed responses"
+ * (bench/compression.ts) — most of quality 11's ratio at a small fraction of its time,
+ * which matters for composed bodies compressed at request time (a study range, a live list).
+ */
+export const BROTLI_QUALITY = 5;
+export const GZIP_LEVEL = 6;
+
+export function compress(body: Buffer | string, coding: Exclude<Coding, ''>): Promise<Buffer> {
+  const buf = typeof body === 'string' ? Buffer.from(body) : body;
+  return coding === 'br'
+    ? br(buf, { params: { [zc.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zc.BROTLI_PARAM_SIZE_HINT]: buf.length, [zc.BROTLI_PARAM_MODE]: zc.BROTLI_MODE_TEXT } })
+    : gz(buf, { level: GZIP_LEVEL });
+}
+
+/** ETag of one representation: the identity ETag's hash with `-br` / `-gz`, strong (each is byte-stable). */
+export function etagFor(base: string, coding: Coding): string {
+  return coding === '' ? `"${base}"` : `"${base}-${coding === 'br' ? 'br' : 'gz'}"`;
+}
+
+/**
+ * A composed body and its compressed forms, each made at most once (concurrent requests
+ * share one compression); `null` when compressing did not make it smaller.
+ */
+export class Encoded {
+  private made: Partial<Record<'br' | 'gzip', Promise<Buffer | null>>> = {};
+  private sizes = 0;
+  constructor(readonly body: Buffer | string, readonly hash: string) {}
+
+  get bytes() {
+    return Buffer.byteLength(this.body) + this.sizes;
+  }
+
+  /** Codings worth offering for this body. */
+  get offered(): ('br' | 'gzip')[] {
+    return Buffer.byteLength(this.body) >= COMPRESS_MIN_BYTES ? ['br', 'gzip'] : [];
+  }
+
+  /** The bytes to send for `coding` and the coding they really have (identity when compression did not help). */
+  async get(coding: Coding): Promise<{ body: Buffer | string; coding: Coding }> {
+    if (coding === '') return { body: this.body, coding };
+    const p = (this.made[coding] ??= compress(this.body, coding).then((c) => {
+      const smaller = c.length < Buffer.byteLength(this.body) ? c : null;
+      this.sizes += smaller?.length ?? 0;
+      return smaller;
+    }));
+    const c = await p;
+    return c ? { body: c, coding } : { body: this.body, coding: '' };
+  }
+}
