@@ -8,7 +8,7 @@
 import type { SchemaObject } from 'ajv';
 import type { DatasetSource } from '../sources/contract.ts';
 import { SOURCES } from '../sources/index.ts';
-import { LIMIT, OFFSET, Q, filterParam, type ParamSpec } from './query.ts';
+import { OFFSET, Q, filterParam, limitParam, type ParamSpec } from './query.ts';
 import * as h from './handlers.ts';
 import { ApiError } from './errors.ts';
 import { CONVERT_PARAMS, CONVERT_SCHEMA, convertHandler } from './convert.ts';
@@ -61,17 +61,30 @@ function filterDescription(f: DatasetSource['filters'][number]): string {
 }
 
 /**
- * A closed filter set: when the filtered field's record schema is an enum of strings, the
- * parameter's schema lists the values (the OpenAPI document shows them).
+ * A filter's values (issue 13, "live feeds"). The source's own normaliser (FilterSpec.normalise)
+ * first; then, when the filtered field's record schema is an enum of strings (a closed set
+ * the build validates every record against), the value is matched to it in any case and
+ * with `-`, `_` and spaces alike, the parameter's schema lists the values (OpenAPI), and
+ * any other value is a 400 naming them — in live feeds too, where a value no current
+ * record has is otherwise an empty list.
  */
-function withEnum(p: ParamSpec, s: DatasetSource<any>, f: DatasetSource['filters'][number]): ParamSpec {
+function withValues(p: ParamSpec, s: DatasetSource<any>, f: DatasetSource['filters'][number]): ParamSpec {
+  const own = f.normalise ? { ...p, normalise: f.normalise } : p;
+  if (p.schema.type !== 'string' || f.valueAliases || f.range || f.compare) return own;
   const field = s.schema.properties?.[f.field] as SchemaObject | undefined;
-  const values = field?.enum ?? field?.items?.enum;
-  // Not for case-insensitive filters or live feeds: the parser enforces an enum, and those
-  // accept other spellings or answer an absent value with an empty list.
-  if (p.schema.type !== 'string' || f.caseInsensitive || isLive(s) || f.valueAliases || f.range || f.compare) return p;
-  if (!Array.isArray(values) || !values.every((v) => typeof v === 'string')) return p;
-  return { ...p, schema: { ...p.schema, enum: values } };
+  const values = ((field?.enum ?? field?.items?.enum) as unknown[] | undefined)?.filter((v): v is string => typeof v === 'string');
+  if (!values?.length) return own;
+  const fold = (v: string) => v.toLowerCase().replace(/[\s_-]+/g, ' ').trim();
+  const canonical = new Map(values.map((v) => [fold(v), v]));
+  const first = own.normalise;
+  return {
+    ...own,
+    normalise: (raw) => {
+      const v = first ? first(raw) : raw;
+      return canonical.get(fold(v)) ?? v;
+    },
+    schema: { ...p.schema, enum: values },
+  };
 }
 
 /** Live feeds answer with their age and (alerts) drop expired records at request time: never reuse a body. */
@@ -79,11 +92,12 @@ const isLive = (s: DatasetSource<any>) => !!s.expires || Object.values(s.inputs)
 
 export function datasetRoutes(s: DatasetSource<any>): Route[] {
   const filters = [
-    ...s.filters.map((f) => withEnum(filterParam(f.param, filterDescription(f)), s, f)),
+    ...s.filters.map((f) => withValues(filterParam(f.param, filterDescription(f)), s, f)),
     ...(s.geo ? GEO_PARAMS : []),
     ...(s.expires ? [INCLUDE_EXPIRED] : []),
   ];
   const ref: SchemaObject = { $ref: `#/components/schemas/${schemaName(s.id)}` };
+  const LIMIT = limitParam(s.maxLimit);
   const base = { tag: s.id, dataset: s.id, auth: true, ...(isLive(s) ? { cache: false } : {}) };
   const routes: Route[] = [
     {
