@@ -136,7 +136,7 @@ describe('limit maxima per dataset', () => {
 });
 
 describe('search: punctuation and word order', () => {
-  it('joins apostrophes on both sides: St. Andrew's finds what St Andrews finds', () => {
+  it("joins apostrophes on both sides: St. Andrew's finds what St Andrews finds", () => {
     expect(searchTokenize("St. Andrew's")).toEqual(['St', 'Andrews']);
     expect(searchWords("O'Brien children’s")).toEqual(['obrien', 'childrens']);
     const docs = [
