@@ -8,7 +8,7 @@
 import type { SchemaObject } from 'ajv';
 import type { DatasetSource } from '../sources/contract.ts';
 import { SOURCES } from '../sources/index.ts';
-import { OFFSET, Q, filterParam, limitParam, type ParamSpec } from './query.ts';
+import { MAX_LIMIT, OFFSET, Q, filterParam, limitParam, type ParamSpec } from './query.ts';
 import * as h from './handlers.ts';
 import { ApiError } from './errors.ts';
 import { CONVERT_PARAMS, CONVERT_SCHEMA, convertHandler } from './convert.ts';
@@ -38,10 +38,14 @@ export interface Route {
   handler: h.Handler;
 }
 
-const listOf = (record: SchemaObject): SchemaObject => ({
+/** A list body; `meta.limit` at most the dataset's `limit` maximum (DatasetSource.maxLimit). */
+const listOf = (record: SchemaObject, maxLimit = MAX_LIMIT): SchemaObject => ({
   type: 'object',
   required: ['data', 'meta'],
-  properties: { data: { type: 'array', items: record }, meta: LIST_META },
+  properties: {
+    data: { type: 'array', items: record },
+    meta: maxLimit === MAX_LIMIT ? LIST_META : { ...LIST_META, properties: { ...LIST_META.properties, limit: { type: 'integer', minimum: 1, maximum: maxLimit } } },
+  },
 });
 const one = (record: SchemaObject): SchemaObject => ({
   type: 'object', required: ['data', 'meta'], properties: { data: record, meta: DATASET_META },
@@ -102,18 +106,18 @@ export function datasetRoutes(s: DatasetSource<any>): Route[] {
   const routes: Route[] = [
     {
       ...base, path: `/apis/${s.id}`, operationId: `${camel(s.id)}List`, summary: `List ${s.title.toLowerCase()}`,
-      pathParams: [], query: [OPTIONAL_Q, LIMIT, OFFSET, ...filters], response: listOf(ref), handler: h.list(s.id),
+      pathParams: [], query: [OPTIONAL_Q, LIMIT, OFFSET, ...filters], response: listOf(ref, s.maxLimit), handler: h.list(s.id),
     },
     {
       ...base, path: `/apis/${s.id}/search`, operationId: `${camel(s.id)}Search`, summary: `Search ${s.title.toLowerCase()}`,
-      pathParams: [], query: [Q, LIMIT, OFFSET, ...filters], response: listOf(ref), handler: h.search(s.id),
+      pathParams: [], query: [Q, LIMIT, OFFSET, ...filters], response: listOf(ref, s.maxLimit), handler: h.search(s.id),
     },
   ];
   for (const v of s.views ?? []) {
     const fixed = new Set(Object.keys(v.filter));
     routes.push({
       ...base, path: `/apis/${s.id}/${v.segment}`, operationId: `${camel(s.id)}${camel(`-${v.segment}`)}`, summary: v.summary,
-      pathParams: [], query: [OPTIONAL_Q, LIMIT, OFFSET, ...filters.filter((f) => !fixed.has(f.name))], response: listOf(ref), handler: h.view(s.id, v.filter),
+      pathParams: [], query: [OPTIONAL_Q, LIMIT, OFFSET, ...filters.filter((f) => !fixed.has(f.name))], response: listOf(ref, s.maxLimit), handler: h.view(s.id, v.filter),
     });
     if (v.get) {
       routes.push({

@@ -60,6 +60,7 @@ describe('book names (sources/scripture/book-names.ts)', () => {
   it('suggests the closest slugs of the translation', () => {
     expect(suggestBooks('genisis', ['gen', 'exod', 'matt'])).toEqual(['gen']);
     expect(suggestBooks('mathew', ['gen', 'matt', 'mark'])[0]).toBe('matt');
+    expect(suggestBooks('xyz', ['gen', 'ezek', 'matt'])).toEqual([]);
   });
 });
 

@@ -106,6 +106,13 @@ describe('holidays', () => {
     expect(sept.data.map((h: { name: string }) => h.name)).toEqual(['Labor Day']);
     expect((await call('/apis/holidays?country=US&from=2026-02-30')).body.error).toMatchObject({ code: 'invalid_parameter', details: { parameter: 'from' } });
   });
+  it('keeps both scopes by default (README: reconsidered and kept); scope=national is the country-wide calendar', async () => {
+    const all = await ok('/apis/holidays?country=US&year=2026&from=2026-09-07&to=2026-09-07&limit=100');
+    const national = await ok('/apis/holidays?country=US&year=2026&from=2026-09-07&to=2026-09-07&scope=national&limit=100');
+    expect(national.data.map((h: { name: string; scope: string }) => [h.name, h.scope])).toEqual([['Labor Day', 'national']]);
+    expect(new Set(all.data.map((h: { scope: string }) => h.scope))).toEqual(new Set(['national', 'subdivision']));
+    expect(all.meta.total).toBeGreaterThan(national.meta.total);
+  });
 });
 
 describe('limit maxima per dataset', () => {
@@ -154,7 +161,9 @@ describe('search: punctuation and word order', () => {
     expect(find("O'Brien")).toEqual([4, 5]);
   });
   it('puts KJV Gen 1:1 first for In the beginning (phrase matches first, in a bounded window)', async () => {
-    const body = await ok('/api/v1/search?translation=kjv&q=In%20the%20beginning&limit=3');
+    const res = await fetch(`${srv.base}/api/v1/search?translation=kjv&q=In%20the%20beginning&limit=3`, { headers: { authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(200);
+    const body = await res.json();
     expect(body.data[0].reference).toBe('gen.1.1');
     expect(body.data.map((v: { text: string }) => v.text.toLowerCase().startsWith('in the beginning'))).toEqual([true, true, true]);
     // The reordering itself: phrase at the start, phrase inside, words only; scored order kept within each.

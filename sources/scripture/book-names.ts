@@ -113,7 +113,8 @@ function distance(a: string, b: string): number {
 
 /**
  * The slugs (among `slugs`, a translation's books) closest to a name nobody resolves:
- * smallest edit distance to any of their keys, at most `n`, within half the key's length.
+ * smallest edit distance to any of their keys (or a prefix either way), at most `n`,
+ * within a third of the typed key's length (at least 1), so `xyz` suggests nothing.
  */
 export function suggestBooks(raw: string, slugs: readonly string[], n = 3): string[] {
   const key = bookKey(raw).slice(0, 40);
@@ -125,5 +126,5 @@ export function suggestBooks(raw: string, slugs: readonly string[], n = 3): stri
     const d = Math.min(distance(key, k), k.startsWith(key) || key.startsWith(k) ? Math.abs(k.length - key.length) : Infinity);
     if (d < (best.get(slug) ?? Infinity)) best.set(slug, d);
   }
-  return [...best].filter(([, d]) => d <= Math.max(2, Math.ceil(key.length / 2))).sort((a, b) => a[1] - b[1] || slugs.indexOf(a[0]) - slugs.indexOf(b[0])).slice(0, n).map(([s]) => s);
+  return [...best].filter(([, d]) => d <= Math.max(1, Math.floor(key.length / 3))).sort((a, b) => a[1] - b[1] || slugs.indexOf(a[0]) - slugs.indexOf(b[0])).slice(0, n).map(([s]) => s);
 }
