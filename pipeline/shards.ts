@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { KeySpill, memoryKeyMap } from './key-spill.ts';
-import { TermSpill } from './term-index.ts';
+import { TermSpill, joinApostrophes } from './term-index.ts';
 import MiniSearch from 'minisearch';
 import type { DatasetSource, RawInputs } from '../sources/contract.ts';
 import {
@@ -98,10 +98,15 @@ export function searchText(record: Record<string, unknown>, field: string): stri
   return Array.isArray(v) ? v.filter((x) => x != null).join(' ') : String(v);
 }
 
+const defaultTokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
+/** minisearch's tokenizer (spaces and punctuation separate words), with apostrophes joining them (term-index.ts). */
+export const searchTokenize = (text: string) => defaultTokenize(joinApostrophes(text));
+
 export function searchOptions(fields: string[], rank?: string, stopWords?: string[]) {
   const stop = stopWords?.length ? new Set(stopWords) : null;
   return {
     fields, idField: '__o', extractField: (doc: any, f: string) => doc[f], ...(rank ? { storeFields: ['__rank'] } : {}),
+    tokenize: searchTokenize,
     // minisearch's default processTerm is lower-casing; stop words (SearchSpec.tuning) are dropped at index and query time.
     ...(stop ? { processTerm: (t: string) => (stop.has(t.toLowerCase()) ? null : t.toLowerCase()) } : {}),
   };

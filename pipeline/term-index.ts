@@ -17,9 +17,18 @@ import path from 'node:path';
 
 export type TermShard = [string, number[]][];
 
-/** Lower-case words of letters and digits, diacritics removed ("Café-Bar" → cafe, bar). */
+/**
+ * Apostrophes join a word rather than split it (issue 13): "Andrew's" is one word
+ * `andrews`, "O'Brien" `obrien`, so `St. Andrew's` and `St Andrews` (and `children's` /
+ * `childrens`) index and query alike. Any other punctuation separates words. Both the
+ * word index (searchWords) and the minisearch indexes (shards.ts searchOptions) apply it,
+ * at build and at query time.
+ */
+export const joinApostrophes = (text: string) => text.replace(/['’ʼ‘`´]/g, '');
+
+/** Lower-case words of letters and digits, diacritics removed ("Café-Bar" → cafe, bar; "O'Brien" → obrien). */
 export function searchWords(text: string): string[] {
-  return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  return joinApostrophes(text.normalize('NFKD').replace(/\p{M}+/gu, '')).toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 }
 
 /** The prefix file a word lives in: its first two characters, hex-encoded unless [a-z0-9]. */

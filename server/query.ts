@@ -15,16 +15,27 @@ export interface ParamSpec {
   name: string;
   description: string;
   required?: boolean;
+  /**
+   * Rewrites a value into the spelling records use before it is checked against `enum`
+   * (`completed` → `COMPLETED`, `3` → `PHASE3`, `320193` → `0000320193`; server/routes.ts
+   * filterValues). Not part of the OpenAPI document.
+   */
+  normalise?: (value: string) => string;
   schema:
     | { type: 'integer'; minimum: number; maximum?: number; default?: number }
     | { type: 'string'; minLength: number; maxLength: number; enum?: string[] };
 }
 
-export const LIMIT: ParamSpec = {
+/**
+ * `limit` with a dataset's own maximum (DatasetSource.maxLimit): the parser enforces the
+ * schema's `maximum`, and the OpenAPI document states it per operation.
+ */
+export const limitParam = (max = MAX_LIMIT): ParamSpec => ({
   name: 'limit',
-  description: `Records per page, 1 to ${MAX_LIMIT}.`,
-  schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
-};
+  description: max === MAX_LIMIT ? `Records per page, 1 to ${max}.` : `Records per page, 1 to ${max} (records of this dataset are small: a page of ${max} is under 1 MiB).`,
+  schema: { type: 'integer', minimum: 1, maximum: max, default: DEFAULT_LIMIT },
+});
+export const LIMIT: ParamSpec = limitParam();
 export const OFFSET: ParamSpec = {
   name: 'offset',
   description: 'Records to skip; meta.next gives the next page, meta.total the number of matches.',
@@ -79,9 +90,12 @@ function parseValue(spec: ParamSpec, raw: string): string | number {
     }
     return n;
   }
-  const v = raw.trim();
-  if (v.length < s.minLength) throw bad('must not be empty');
-  if (v.length > s.maxLength) throw bad(`must be at most ${s.maxLength} characters`);
-  if (s.enum && !s.enum.includes(v)) throw bad(`must be one of ${s.enum.join(', ')}`);
+  const trimmed = raw.trim();
+  if (trimmed.length < s.minLength) throw bad('must not be empty');
+  if (trimmed.length > s.maxLength) throw bad(`must be at most ${s.maxLength} characters`);
+  const v = spec.normalise ? spec.normalise(trimmed) : trimmed;
+  if (s.enum && !s.enum.includes(v)) {
+    throw new ApiError('invalid_parameter', `parameter '${spec.name}' must be one of ${s.enum.join(', ')}`, { parameter: spec.name, value: raw.slice(0, 100), allowed: s.enum });
+  }
   return v;
 }

@@ -8,7 +8,7 @@
 import type { SchemaObject } from 'ajv';
 import type { DatasetSource } from '../sources/contract.ts';
 import { SOURCES } from '../sources/index.ts';
-import { LIMIT, OFFSET, Q, filterParam, type ParamSpec } from './query.ts';
+import { MAX_LIMIT, OFFSET, Q, filterParam, limitParam, type ParamSpec } from './query.ts';
 import * as h from './handlers.ts';
 import { ApiError } from './errors.ts';
 import { CONVERT_PARAMS, CONVERT_SCHEMA, convertHandler } from './convert.ts';
@@ -43,10 +43,14 @@ export interface Route {
   handler: h.Handler;
 }
 
-const listOf = (record: SchemaObject): SchemaObject => ({
+/** A list body; `meta.limit` at most the dataset's `limit` maximum (DatasetSource.maxLimit). */
+const listOf = (record: SchemaObject, maxLimit = MAX_LIMIT): SchemaObject => ({
   type: 'object',
   required: ['data', 'meta'],
-  properties: { data: { type: 'array', items: record }, meta: LIST_META },
+  properties: {
+    data: { type: 'array', items: record },
+    meta: maxLimit === MAX_LIMIT ? LIST_META : { ...LIST_META, properties: { ...LIST_META.properties, limit: { type: 'integer', minimum: 1, maximum: maxLimit } } },
+  },
 });
 const one = (record: SchemaObject): SchemaObject => ({
   type: 'object', required: ['data', 'meta'], properties: { data: record, meta: DATASET_META },
@@ -66,46 +70,58 @@ function filterDescription(f: DatasetSource['filters'][number]): string {
 }
 
 /**
- * A closed filter set: when the filtered field's record schema is an enum of strings, the
- * parameter's schema lists the values (the OpenAPI document shows them).
+ * A filter's values (issue 13, "live feeds"). The source's own normaliser (FilterSpec.normalise)
+ * first; then, when the filtered field's record schema is an enum of strings (a closed set
+ * the build validates every record against), the value is matched to it in any case and
+ * with `-`, `_` and spaces alike, the parameter's schema lists the values (OpenAPI), and
+ * any other value is a 400 naming them — in live feeds too, where a value no current
+ * record has is otherwise an empty list.
  */
-function withEnum(p: ParamSpec, s: DatasetSource<any>, f: DatasetSource['filters'][number]): ParamSpec {
+function withValues(p: ParamSpec, s: DatasetSource<any>, f: DatasetSource['filters'][number]): ParamSpec {
+  const own = f.normalise ? { ...p, normalise: f.normalise } : p;
+  if (p.schema.type !== 'string' || f.valueAliases || f.range || f.compare) return own;
   const field = s.schema.properties?.[f.field] as SchemaObject | undefined;
-  const values = field?.enum ?? field?.items?.enum;
-  // Not for case-insensitive filters or live feeds: the parser enforces an enum, and those
-  // accept other spellings or answer an absent value with an empty list.
-  if (p.schema.type !== 'string' || f.caseInsensitive || isLive(s) || f.valueAliases || f.range || f.compare) return p;
-  if (!Array.isArray(values) || !values.every((v) => typeof v === 'string')) return p;
-  return { ...p, schema: { ...p.schema, enum: values } };
+  const values = ((field?.enum ?? field?.items?.enum) as unknown[] | undefined)?.filter((v): v is string => typeof v === 'string');
+  if (!values?.length) return own;
+  const fold = (v: string) => v.toLowerCase().replace(/[\s_-]+/g, ' ').trim();
+  const canonical = new Map(values.map((v) => [fold(v), v]));
+  const first = own.normalise;
+  return {
+    ...own,
+    normalise: (raw) => {
+      const v = first ? first(raw) : raw;
+      return canonical.get(fold(v)) ?? v;
+    },
+    schema: { ...p.schema, enum: values },
+  };
 }
-
-const isLive = (s: DatasetSource<any>) => !!s.expires || Object.values(s.inputs).some((i) => i.kind === 'live');
 
 export function datasetRoutes(s: DatasetSource<any>): Route[] {
   const filters = [
-    ...s.filters.map((f) => withEnum(filterParam(f.param, filterDescription(f)), s, f)),
+    ...s.filters.map((f) => withValues(filterParam(f.param, filterDescription(f)), s, f)),
     ...(s.geo ? GEO_PARAMS : []),
     ...(s.expires ? [INCLUDE_EXPIRED] : []),
   ];
   const ref: SchemaObject = { $ref: `#/components/schemas/${schemaName(s.id)}` };
+  const LIMIT = limitParam(s.maxLimit);
   // Datasets whose records expire (alerts) drop them at request time: such bodies are never reused.
   // Other live bodies are (their staleness is part of the cache key, server/app.ts).
   const base = { tag: s.id, dataset: s.id, auth: true, ...(s.expires ? { cache: false } : {}) };
   const routes: Route[] = [
     {
       ...base, path: `/apis/${s.id}`, operationId: `${camel(s.id)}List`, summary: `List ${s.title.toLowerCase()}`,
-      pathParams: [], query: [OPTIONAL_Q, LIMIT, OFFSET, ...filters], response: listOf(ref), handler: h.list(s.id),
+      pathParams: [], query: [OPTIONAL_Q, LIMIT, OFFSET, ...filters], response: listOf(ref, s.maxLimit), handler: h.list(s.id),
     },
     {
       ...base, path: `/apis/${s.id}/search`, operationId: `${camel(s.id)}Search`, summary: `Search ${s.title.toLowerCase()}`,
-      pathParams: [], query: [Q, LIMIT, OFFSET, ...filters], response: listOf(ref), handler: h.search(s.id),
+      pathParams: [], query: [Q, LIMIT, OFFSET, ...filters], response: listOf(ref, s.maxLimit), handler: h.search(s.id),
     },
   ];
   for (const v of s.views ?? []) {
     const fixed = new Set(Object.keys(v.filter));
     routes.push({
       ...base, path: `/apis/${s.id}/${v.segment}`, operationId: `${camel(s.id)}${camel(`-${v.segment}`)}`, summary: v.summary,
-      pathParams: [], query: [OPTIONAL_Q, LIMIT, OFFSET, ...filters.filter((f) => !fixed.has(f.name))], response: listOf(ref), handler: h.view(s.id, v.filter),
+      pathParams: [], query: [OPTIONAL_Q, LIMIT, OFFSET, ...filters.filter((f) => !fixed.has(f.name))], response: listOf(ref, s.maxLimit), handler: h.view(s.id, v.filter),
     });
     if (v.get) {
       routes.push({

@@ -23,7 +23,7 @@
  *
  * Measured with `npm run bench:worst-query` (README "Measured").
  */
-import MiniSearch from 'minisearch';
+import { searchTokenize } from '../pipeline/shards.ts';
 import { ApiError } from './errors.ts';
 
 export const MAX_SEARCH_WORDS = 8;
@@ -50,10 +50,9 @@ export interface SearchResult {
   partial: boolean;
 }
 
-const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
 
 /** The distinct words of `q` in order (as `split` tokenizes), capped at MAX_SEARCH_WORDS. */
-export function boundWords(q: string, split: (q: string) => string[] = (s) => tokenize(s).map((w) => w.toLowerCase())): { words: string[]; ignored: string[] } {
+export function boundWords(q: string, split: (q: string) => string[] = (s) => searchTokenize(s).map((w) => w.toLowerCase())): { words: string[]; ignored: string[] } {
   const all = [...new Set(split(q).filter(Boolean))];
   return { words: all.slice(0, MAX_SEARCH_WORDS), ignored: all.slice(MAX_SEARCH_WORDS) };
 }
@@ -134,4 +133,31 @@ export async function runYielding<T>(steps: Generator<void, T>): Promise<T> {
       since = performance.now();
     }
   }
+}
+
+/** How many of the best-scored hits phraseFirst looks at: a constant, so the cost bound above holds. */
+export const PHRASE_WINDOW = 200;
+
+/**
+ * Word order, for searches of running text (/api/v1/search; issue 13: KJV `In the
+ * beginning` must find Gen 1:1 first, not verses that merely contain the three words).
+ * Among the PHRASE_WINDOW best hits, those whose text has the query's words as a phrase
+ * (consecutive, in order) come first — those where the phrase opens the text before the
+ * others — keeping the scored order within each group. Stop words are not dropped: "in"
+ * and "the" are what makes the phrase. Reads at most PHRASE_WINDOW texts.
+ */
+export function phraseFirst(ordinals: number[], text: (ordinal: number) => string, q: string): number[] {
+  const words = searchTokenize(q).map((w) => w.toLowerCase());
+  if (words.length < 2 || ordinals.length < 2) return ordinals;
+  const head = ordinals.slice(0, PHRASE_WINDOW);
+  const group = (o: number) => {
+    const t = searchTokenize(text(o)).map((w) => w.toLowerCase());
+    for (let i = 0; i + words.length <= t.length; i++) {
+      if (words.every((w, j) => t[i + j] === w)) return i === 0 ? 0 : 1;
+    }
+    return 2;
+  };
+  const groups = new Map(head.map((o) => [o, group(o)]));
+  const ranked = head.map((o, i) => [o, i] as const).sort((a, b) => groups.get(a[0])! - groups.get(b[0])! || a[1] - b[1]).map(([o]) => o);
+  return ranked.concat(ordinals.slice(PHRASE_WINDOW));
 }

@@ -201,6 +201,19 @@ const properties = {
   url: { type: 'string', description: 'The study page on ClinicalTrials.gov' },
 };
 
+/**
+ * The API writes enumerations in upper snake case (COMPLETED, NOT_YET_RECRUITING, PHASE3);
+ * people write `completed`, `not yet recruiting`, `3`, `Phase III` (issue 13). Open sets
+ * (the registry adds statuses), so these rewrite the spelling rather than close the set.
+ */
+const upperSnake = (v: string) => v.trim().toUpperCase().replace(/[\s-]+/g, '_');
+const ROMAN: Record<string, string> = { I: '1', II: '2', III: '3', IV: '4' };
+function phase(v: string): string {
+  const s = upperSnake(v).replace(/^N_?\/?_?A$/, 'NA');
+  const m = /^(EARLY_)?(?:PHASE_?)?(\d|I{1,3}|IV)$/.exec(s);
+  return m ? `${m[1] ?? ''}PHASE${ROMAN[m[2]] ?? m[2]}` : s;
+}
+
 export default defineSource<TrialRecord>({
   id: 'clinical-trials',
   title: 'Clinical studies',
@@ -230,11 +243,11 @@ export default defineSource<TrialRecord>({
     boost: { title: 3, conditions: 2, interventions: 2 },
   },
   filters: [
-    { param: 'status', field: 'status', description: 'Overall status, e.g. RECRUITING' },
-    { param: 'phase', field: 'phases', description: 'Phase, e.g. PHASE3 (or NA, EARLY_PHASE1)' },
+    { param: 'status', field: 'status', description: 'Overall status, e.g. RECRUITING or COMPLETED (any case; spaces or hyphens for underscores: not yet recruiting)', normalise: upperSnake },
+    { param: 'phase', field: 'phases', description: 'Phase, e.g. PHASE3 (or NA, EARLY_PHASE1); also 3, phase 3, Phase III, early phase 1, N/A', normalise: phase },
     { param: 'condition', field: 'conditions', description: 'Condition exactly as registered, e.g. Breast Cancer', caseInsensitive: true },
     { param: 'sponsor', field: 'sponsor', description: 'Lead sponsor name', caseInsensitive: true },
-    { param: 'study_type', field: 'study_type', description: 'INTERVENTIONAL, OBSERVATIONAL or EXPANDED_ACCESS' },
+    { param: 'study_type', field: 'study_type', description: 'INTERVENTIONAL, OBSERVATIONAL or EXPANDED_ACCESS (any case)', normalise: upperSnake },
     { param: 'country', field: 'countries', description: 'Country of a study location, e.g. United States' },
     ...dateBounds('last_update_posted', 'Date the last update was posted.'),
   ],

@@ -87,10 +87,24 @@ export interface Provenance {
 }
 
 /** A filter query parameter of the dataset's list endpoint: `?<param>=value` keeps records whose `field` equals value. */
+/**
+ * The `limit` maximum of datasets whose records are small (DatasetSource.maxLimit): a
+ * page of this many is under 1 MiB of JSON, and it is one pack (pipeline/paths.ts).
+ */
+export const SMALL_DATASET_LIMIT = 1000;
+
 export interface FilterSpec {
   param: string;
   field: string;
   description: string;
+  /**
+   * Rewrites what people type into the upstream's spelling before the lookup (issue 13:
+   * `status=completed` → `COMPLETED`, `phase=3` → `PHASE3`, an unpadded CIK → 10 digits),
+   * so a live feed's filter never answers an empty list for a value written differently.
+   * Values of a field whose record schema is an enum are matched to it in any case
+   * without this (server/routes.ts); this is for open sets and formats.
+   */
+  normalise?: (raw: string) => string;
   /** Compare case-insensitively (values are lower-cased in the index). */
   caseInsensitive?: boolean;
   /**
@@ -208,6 +222,14 @@ export interface DatasetSource<R extends { id: string } = { id: string } & Recor
    * a 404 and never an arbitrary one of them.
    */
   ambiguousIds?: string;
+  /**
+   * Largest `limit` of this dataset's lists and searches (default 100, MAX_LIMIT in
+   * server/query.ts). Declared as SMALL_DATASET_LIMIT (1000, one pack) by datasets whose
+   * records are small enough that a page of 1000 is under 1 MiB of JSON, so the 118
+   * elements or 250 countries come in one call (issue 13; test/lookups.test.ts checks the
+   * rule on the built release).
+   */
+  maxLimit?: number;
   /** Ids contain "/" (at most this many parts): the get route also takes them unencoded. */
   pathSegments?: number;
   /** List order (e.g. elements by atomic number); ties and the default fall back to id order. */

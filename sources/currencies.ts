@@ -15,7 +15,7 @@
  * difference instead. Anything unexpected upstream throws naming the row and field.
  */
 import { SaxesParser } from 'saxes';
-import { defineSource } from './contract.ts';
+import { SMALL_DATASET_LIMIT, defineSource } from './contract.ts';
 import { COUNTRY_CODES, COUNTRY_CODES_PROVENANCE, countryFilter } from './vocabularies.ts';
 
 export interface Interval { region: string; region_name: string | null; from: string | null; to: string | null; tender: boolean }
@@ -247,6 +247,7 @@ const properties = {
 
 export default defineSource<CurrencyRecord>({
   id: 'currencies',
+  maxLimit: SMALL_DATASET_LIMIT, // small records: the whole dataset in one call (issue 13)
   title: 'Currencies',
   description: 'ISO 4217 currencies, current and withdrawn: codes, English names and symbols, minor units, and which regions used them when.',
   contractVersion: '0.1.0',

@@ -20,7 +20,7 @@
  * throws naming the row and field, so a changed upstream fails the build loudly.
  */
 import { parse } from 'csv-parse/sync';
-import { defineSource } from './contract.ts';
+import { SMALL_DATASET_LIMIT, defineSource } from './contract.ts';
 
 export interface Isotope { mass_number: number; mass: number; abundance: number | null }
 
@@ -200,6 +200,7 @@ function pubchemBoiling(data: unknown, count: number): (z: number, symbol: strin
 
 export default defineSource<ElementRecord>({
   id: 'elements',
+  maxLimit: SMALL_DATASET_LIMIT, // small records: the whole dataset in one call (issue 13)
   title: 'Chemical elements',
   description: 'The 118 chemical elements: atomic masses and isotopes, periodic-table position and physical properties.',
   contractVersion: '0.2.0',

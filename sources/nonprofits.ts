@@ -271,7 +271,7 @@ export default defineSource<NonprofitRecord>({
     { param: 'state', field: 'state', description: 'Two-letter state code of the address, e.g. DE', caseInsensitive: true },
     { param: 'ntee', field: 'ntee_code', description: 'NTEE code, e.g. T20', caseInsensitive: true },
     { param: 'ntee_major', field: 'ntee_major', description: 'NTEE major group letter, e.g. T', caseInsensitive: true },
-    { param: 'subsection', field: 'subsection', description: 'IRS subsection code, two digits, e.g. 03 for 501(c)(3)' },
+    { param: 'subsection', field: 'subsection', description: 'IRS subsection code, two digits, e.g. 03 for 501(c)(3) (3 is read as 03)', normalise: (v) => (/^\d$/.test(v) ? `0${v}` : v) },
     { param: 'city', field: 'city', description: 'City of the address, e.g. WILMINGTON', caseInsensitive: true },
     { param: 'zip', field: 'zip', description: '5-digit ZIP code, e.g. 19801' },
   ],

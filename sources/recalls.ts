@@ -179,6 +179,12 @@ const properties = {
   event_id: { type: 'string', description: 'FDA recall event id; one event may cover several products (recall numbers)' },
 };
 
+const ROMAN = ['I', 'II', 'III'];
+function recallClass(v: string): string {
+  const m = /^(?:class\s*)?(i{1,3}|[1-3])$/i.exec(v.trim());
+  return m ? `Class ${/\d/.test(m[1]) ? ROMAN[Number(m[1]) - 1] : m[1].toUpperCase()}` : v;
+}
+
 export default defineSource<RecallRecord>({
   id: 'recalls',
   title: 'Product recalls',
@@ -202,8 +208,9 @@ export default defineSource<RecallRecord>({
   search: { fields: ['product_description', 'reason_for_recall', 'recalling_firm'], boost: { recalling_firm: 2 } },
   filters: [
     { param: 'agency', field: 'agency', description: 'Recalling agency: FDA', caseInsensitive: true },
-    { param: 'classification', field: 'classification', description: 'Class I, Class II or Class III' },
-    { param: 'status', field: 'status', description: 'Ongoing, Completed, Terminated or Pending' },
+    // openFDA writes "Class II" and "Ongoing"; people write class 2, II, ongoing (issue 13).
+    { param: 'classification', field: 'classification', description: 'Class I, Class II or Class III (also 1, II, class 2)', normalise: recallClass },
+    { param: 'status', field: 'status', description: 'Ongoing, Completed, Terminated or Pending (any case)', normalise: (v) => v.charAt(0).toUpperCase() + v.slice(1).toLowerCase() },
     { param: 'product_type', field: 'product_type', description: 'Food, Drugs, Devices, …', caseInsensitive: true },
     { param: 'state', field: 'state', description: 'State of the recalling firm, e.g. TX' },
     ...dateBounds('report_date', 'Date FDA reported the recall.'),

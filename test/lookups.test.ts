@@ -5,6 +5,13 @@
  * (Unit symbols and compounds: server.test.ts "units".)
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import MiniSearch from 'minisearch';
+import { searchOptions, searchTokenize } from '../pipeline/shards.ts';
+import { searchWords } from '../pipeline/term-index.ts';
+import { parseQuery } from '../server/query.ts';
+import { ROUTES } from '../server/routes.ts';
+import { phraseFirst } from '../server/search-bounds.ts';
+import { SOURCES } from '../sources/index.ts';
 import { OpenApiChecker } from './openapi-check.ts';
 import { cleanup, startServer, type Running } from './helpers.ts';
 
@@ -98,5 +105,102 @@ describe('holidays', () => {
     const sept = await ok('/apis/holidays?country=US&scope=national&from=2026-09-01&to=2026-09-30&type=public');
     expect(sept.data.map((h: { name: string }) => h.name)).toEqual(['Labor Day']);
     expect((await call('/apis/holidays?country=US&from=2026-02-30')).body.error).toMatchObject({ code: 'invalid_parameter', details: { parameter: 'from' } });
+  });
+  it('keeps both scopes by default (README: reconsidered and kept); scope=national is the country-wide calendar', async () => {
+    const all = await ok('/apis/holidays?country=US&year=2026&from=2026-09-07&to=2026-09-07&limit=100');
+    const national = await ok('/apis/holidays?country=US&year=2026&from=2026-09-07&to=2026-09-07&scope=national&limit=100');
+    expect(national.data.map((h: { name: string; scope: string }) => [h.name, h.scope])).toEqual([['Labor Day', 'national']]);
+    expect(new Set(all.data.map((h: { scope: string }) => h.scope))).toEqual(new Set(['national', 'subdivision']));
+    expect(all.meta.total).toBeGreaterThan(national.meta.total);
+  });
+});
+
+describe('limit maxima per dataset', () => {
+  it('gives the 118 elements, 250 countries and 345 time zones in one call, and says the maximum per operation', async () => {
+    expect((await ok('/apis/elements?limit=1000')).data).toHaveLength(118);
+    const countries = await ok('/apis/geography/countries?limit=250');
+    expect([countries.data.length, countries.meta.total, countries.meta.next]).toEqual([250, 250, null]);
+    const zones = await ok('/apis/geography/timezones?limit=1000');
+    expect(zones.data.length).toBe(zones.meta.total);
+    expect(zones.meta.total).toBeGreaterThan(300);
+    // Large datasets keep 100.
+    expect((await call('/apis/holidays?limit=101')).body.error).toMatchObject({ code: 'invalid_parameter', details: { parameter: 'limit' } });
+    expect((await call('/apis/elements?limit=1001')).body.error).toMatchObject({ code: 'invalid_parameter', details: { parameter: 'limit' } });
+    const doc = (await call('/apis/openapi.json')).body;
+    const max = (path: string) => doc.paths[path].get.parameters.find((p: { name: string }) => p.name === 'limit').schema.maximum;
+    expect([max('/apis/elements'), max('/apis/elements/search'), max('/apis/geography/countries'), max('/apis/holidays'), max('/apis/geography/places')]).toEqual([1000, 1000, 1000, 100, 100]);
+  });
+  it('declares the larger maximum only where a page of it is under 1 MiB of JSON (the rule)', async () => {
+    const small = SOURCES.filter((s) => s.maxLimit !== undefined);
+    expect(small.map((s) => s.id).sort()).toEqual(['currencies', 'elements', 'geography/countries', 'geography/timezones', 'languages/families', 'languages/scripts', 'units']);
+    for (const s of small) {
+      const res = await fetch(`${srv.base}/apis/${s.id}?limit=${s.maxLimit}`, { headers: { 'x-service-key': key } });
+      const text = await res.text();
+      expect(res.status, s.id).toBe(200);
+      expect(Buffer.byteLength(JSON.stringify(JSON.parse(text).data)), s.id).toBeLessThan(2 ** 20);
+    }
+  });
+});
+
+describe('search: punctuation and word order', () => {
+  it("joins apostrophes on both sides: St. Andrew's finds what St Andrews finds", () => {
+    expect(searchTokenize("St. Andrew's")).toEqual(['St', 'Andrews']);
+    expect(searchWords("O'Brien children’s")).toEqual(['obrien', 'childrens']);
+    const docs = [
+      { __o: 0, name: "St. Andrew's Hospital" }, { __o: 1, name: 'St Andrews Links' }, { __o: 2, name: "Children's Hospital of Philadelphia" },
+      { __o: 3, name: 'Childrens Hospital Colorado' }, { __o: 4, name: "Conan O'Brien" }, { __o: 5, name: 'Kate OBrien' },
+    ];
+    const ms = new MiniSearch(searchOptions(['name']));
+    ms.addAll(docs);
+    const find = (q: string) => ms.search(q, { combineWith: 'AND' }).map((r) => r.id).sort();
+    for (const [a, b] of [["St. Andrew's", 'St Andrews'], ["children's hospital", 'childrens hospital'], ["O'Brien", 'OBrien']]) {
+      expect(find(a), a).toEqual(find(b));
+    }
+    expect(find("St. Andrew's")).toEqual([0, 1]);
+    expect(find("children's hospital")).toEqual([2, 3]);
+    expect(find("O'Brien")).toEqual([4, 5]);
+  });
+  it('puts KJV Gen 1:1 first for In the beginning (phrase matches first, in a bounded window)', async () => {
+    const res = await fetch(`${srv.base}/api/v1/search?translation=kjv&q=In%20the%20beginning&limit=3`, { headers: { authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.data[0].reference).toBe('gen.1.1');
+    expect(body.data.map((v: { text: string }) => v.text.toLowerCase().startsWith('in the beginning'))).toEqual([true, true, true]);
+    // The reordering itself: phrase at the start, phrase inside, words only; scored order kept within each.
+    const texts = ['the beginning was in it', 'and in the beginning', 'in the beginning God', 'in the end'];
+    expect(phraseFirst([0, 1, 2, 3], (o) => texts[o], 'In the beginning')).toEqual([2, 1, 0, 3]);
+  });
+  it("finds St. John's (Newfoundland) as St Johns does", async () => {
+    const a = await ok("/apis/geography/places/search?q=St.%20John's&country=CA&limit=5");
+    const b = await ok('/apis/geography/places/search?q=St%20Johns&country=CA&limit=5');
+    expect(a.data.length).toBeGreaterThan(0);
+    expect(a.data.map((p: { id: string }) => p.id)).toEqual(b.data.map((p: { id: string }) => p.id));
+    expect(a.data.map((p: { name: string }) => p.name)).toContain("St. John's");
+  });
+});
+
+describe('live feed filter values', () => {
+  const query = (path: string, qs: string) => parseQuery(new URLSearchParams(qs), ROUTES.find((r) => r.path === path)!.query);
+  it('rewrites what people type into the upstream spelling', () => {
+    expect(query('/apis/clinical-trials', 'status=completed&phase=3&study_type=interventional')).toMatchObject({ status: 'COMPLETED', phase: 'PHASE3', study_type: 'INTERVENTIONAL' });
+    for (const [v, want] of [['Phase III', 'PHASE3'], ['early phase 1', 'EARLY_PHASE1'], ['N/A', 'NA'], ['PHASE2', 'PHASE2']]) expect(query('/apis/clinical-trials', `phase=${encodeURIComponent(v)}`).phase).toBe(want);
+    expect(query('/apis/clinical-trials', 'status=not%20yet%20recruiting').status).toBe('NOT_YET_RECRUITING');
+    expect(query('/apis/public-companies', 'cik=320193').cik).toBe('0000320193');
+    expect(query('/apis/public-companies/filings', 'cik=0000320193').cik).toBe('0000320193');
+    expect(query('/apis/recalls', 'classification=2&status=ongoing')).toMatchObject({ classification: 'Class II', status: 'Ongoing' });
+    expect(query('/apis/nonprofit-organizations', 'subsection=3').subsection).toBe('03');
+    expect(query('/apis/weather-alerts', 'severity=severe&message_type=UPDATE')).toMatchObject({ severity: 'Severe', message_type: 'Update' });
+    expect(query('/apis/earthquakes', 'status=REVIEWED').status).toBe('reviewed');
+  });
+  it('answers a value outside a closed set with a 400 naming the allowed values, and lists them in the OpenAPI document', async () => {
+    expect(() => query('/apis/weather-alerts', 'severity=catastrophic')).toThrow(expect.objectContaining({ code: 'invalid_parameter', details: expect.objectContaining({ parameter: 'severity', allowed: ['Extreme', 'Severe', 'Moderate', 'Minor', 'Unknown'] }) }));
+    expect(() => query('/apis/earthquakes', 'alert=purple')).toThrow(expect.objectContaining({ code: 'invalid_parameter', details: expect.objectContaining({ parameter: 'alert' }) }));
+    const doc = (await call('/apis/openapi.json')).body;
+    const param = (path: string, name: string) => doc.paths[path].get.parameters.find((p: { name: string }) => p.name === name).schema;
+    expect(param('/apis/weather-alerts', 'urgency').enum).toEqual(['Immediate', 'Expected', 'Future', 'Past', 'Unknown']);
+    expect(param('/apis/earthquakes', 'alert').enum).toEqual(['green', 'yellow', 'orange', 'red']);
+    expect(param('/apis/elements', 'standard_state').enum).toEqual(['solid', 'liquid', 'gas']);
+    // End to end on the shared build: any case reaches the records.
+    expect((await ok('/apis/elements?standard_state=GAS&limit=100')).data.length).toBe((await ok('/apis/elements?standard_state=gas&limit=100')).data.length);
   });
 });

@@ -215,7 +215,8 @@ describe('HTTP behaviour', () => {
 describe('bad input', () => {
   const cases: [string, number, string][] = [
     ['/apis/elements?limit=0', 400, 'invalid_parameter'],
-    ['/apis/elements?limit=101', 400, 'invalid_parameter'],
+    ['/apis/elements?limit=1001', 400, 'invalid_parameter'], // elements take up to 1000 (maxLimit)
+    ['/apis/holidays?limit=101', 400, 'invalid_parameter'],
     ['/apis/elements?limit=abc', 400, 'invalid_parameter'],
     ['/apis/elements?offset=-1', 400, 'invalid_parameter'],
     ['/apis/elements?limit=1&limit=2', 400, 'invalid_parameter'],

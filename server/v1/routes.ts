@@ -13,10 +13,10 @@ import { LIMIT, OFFSET, Q, type ParamSpec } from '../query.ts';
 import { OPENAPI_DOC_SCHEMA, type Route } from '../routes.ts';
 import { PLANS } from '../state/plans.ts';
 import {
-  MAX_RANGE_VERSES, V1, chapterLinks, findBook, findChapter, referenceOrdinal, translation, verseItem, verseOrdinal, type Translation,
+  MAX_RANGE_VERSES, V1, chapterLinks, findBook, findChapter, translation, verseItem, verseOrdinal, verseRecord, type Translation,
 } from './text.ts';
-import { ApiError } from '../errors.ts';
-import { searchMeta } from '../search-bounds.ts';
+import { REF_EXAMPLES, requestedRange } from './references.ts';
+import { phraseFirst, searchMeta } from '../search-bounds.ts';
 import { BOOKS_REPLY, BOOK_REPLY, CHAPTER_REPLY, KEY_REPLY, RANGE_REPLY, SEARCH_REPLY, SOURCE_COVERAGE_REPLY, SOURCE_TEXTS_REPLY, TRANSLATIONS_REPLY, VERSE_REPLY } from './schemas.ts';
 import type { BookSummary } from '../../sources/scripture/dataset.ts';
 import { STUDY_DATASET } from '../../sources/scripture/study/dataset.ts';
@@ -28,7 +28,7 @@ const DATA_POLICY = {
 };
 const NAMESPACES = { preferred: [`${V1}/text`, `${V1}/study`, `${V1}/morphology`], aliases: `${V1}/{translation}/…` };
 
-function envelope(ctx: Parameters<Handler>[0], endpoint: string, data: unknown, t?: Translation, b?: BookSummary, extra: Record<string, unknown> = {}): Reply {
+function envelope(ctx: Parameters<Handler>[0], endpoint: string, data: unknown, t?: Translation, b?: BookSummary, extra: Record<string, unknown> = {}, books?: { slug: string; name: string }[]): Reply {
   const info = t && ctx.release.datasets.get(t.ds);
   const meta = {
     api_version: 'v1', endpoint, data_policy: DATA_POLICY, namespaces: NAMESPACES, ...extra,
@@ -40,6 +40,7 @@ function envelope(ctx: Parameters<Handler>[0], endpoint: string, data: unknown, 
       meta,
       ...(t ? { translation: { slug: t.slug, abbreviation: t.summary.abbreviation } } : {}),
       ...(b ? { book: { slug: b.slug, name: b.name } } : {}),
+      ...(books ? { books } : {}),
       data,
     }),
   };
@@ -70,17 +71,16 @@ const wholeBook: (endpoint: string) => Handler = (endpoint) => (ctx) => {
   return envelope(ctx, endpoint, { chapters }, t, b, { chapters: chapters.length, verses: chapters.reduce((n, c) => n + c.verses.length, 0) });
 };
 
+/** The books a range covers, in order: a range may cross from one book into the next. */
+const booksOf = (t: Translation, slugs: string[]) =>
+  [...new Set(slugs)].map((s) => t.summary.books.find((b) => b.slug === s)!).map((b) => ({ slug: b.slug, name: b.name }));
+
 const range: (endpoint: string) => Handler = (endpoint) => (ctx) => {
   const t = translation(ctx, ctx.params.translation);
-  const from = referenceOrdinal(ctx, t, String(ctx.query.from), 'from');
-  const to = referenceOrdinal(ctx, t, String(ctx.query.to), 'to');
-  if (from > to) throw new ApiError('range_out_of_order', `'from' ${ctx.query.from} comes after 'to' ${ctx.query.to} in ${t.slug}`, { from: ctx.query.from, to: ctx.query.to });
-  if (to - from + 1 > MAX_RANGE_VERSES) {
-    throw new ApiError('range_too_long', `the range has ${to - from + 1} verses; at most ${MAX_RANGE_VERSES} are served at once`, { verses: to - from + 1, max: MAX_RANGE_VERSES });
-  }
+  const [from, to] = requestedRange(ctx, t, MAX_RANGE_VERSES, 'text ranges serve');
   const data = Array.from({ length: to - from + 1 }, (_, i) => verseItem(ctx, t, from + i));
   const b = findBook(t, data[0].book);
-  return envelope(ctx, endpoint, data, t, b, { range: { from: data[0].reference, to: data[data.length - 1].reference, verses: data.length } });
+  return envelope(ctx, endpoint, data, t, b, { range: { from: data[0].reference, to: data[data.length - 1].reference, verses: data.length } }, booksOf(t, data.map((v) => v.book)));
 };
 
 function translationItem(ctx: Parameters<Handler>[0], slug: string) {
@@ -104,7 +104,18 @@ function translationItem(ctx: Parameters<Handler>[0], slug: string) {
 }
 
 const TRANSLATION_PARAM: ParamSpec = { name: 'translation', required: true, description: 'Translation slug, e.g. kjv.', schema: { type: 'string', minLength: 1, maxLength: 40 } };
-const REF = (name: string): ParamSpec => ({ name, required: true, description: 'Canonical reference <book_slug>.<chapter>.<verse>, e.g. john.3.16.', schema: { type: 'string', minLength: 1, maxLength: 60 } });
+const REF = (name: string): ParamSpec => ({
+  name, description: `One verse: canonical <book_slug>.<chapter>.<verse> (john.3.16), or written (John 3:16; any book name or abbreviation). Required with the other end unless ref is given.`,
+  schema: { type: 'string', minLength: 1, maxLength: 60 },
+});
+/** `ref=John 3:16-18` (server/v1/references.ts); on the range routes it replaces from/to. */
+const WRITTEN = (required: boolean): ParamSpec => ({
+  name: 'ref', ...(required ? { required } : {}),
+  description: `A reference as people write it: ${REF_EXAMPLES.join(', ')}. Book names, abbreviations and numerals in any form; a lone number in a one-chapter book is a verse.${required ? '' : ' Instead of from and to.'}`,
+  schema: { type: 'string', minLength: 1, maxLength: 80 },
+});
+const BOOKS_LIST: SchemaObject = { type: 'array', description: 'Every book the range covers, in order', items: { type: 'object', required: ['slug', 'name'], properties: { slug: { type: 'string' }, name: { type: 'string' } } } };
+const withBooks = (schema: SchemaObject): SchemaObject => ({ ...schema, required: [...schema.required, 'books'], properties: { ...schema.properties, books: BOOKS_LIST } });
 const T = { name: 'translation', description: 'Translation slug, e.g. kjv.' };
 const B = { name: 'book', description: 'Book slug (lower-case OSIS id), e.g. gen, 1sam, matt, tob.' };
 const C = { name: 'chapter', description: 'Chapter number.' };
@@ -127,22 +138,25 @@ function studyReply(ctx: Parameters<Handler>[0], endpoint: string, study: boolea
     data_release: info.data_release, study_release: studyDs.data_release, sources: [...info.provenance, ...studyDs.provenance],
   };
   const data = { references: verses.map((v) => v.reference), panels: verses.reduce((n, v) => n + v.count, 0) };
+  const books = extra.range ? { books: booksOf(t, verses.map((v) => v.reference.slice(0, v.reference.indexOf('.')))) } : {};
   // Panels arrive serialized (cached per verse); spliced in rather than parsed and re-serialized.
   const panels = `[${verses.filter((v) => v.count).map((v) => v.panels.slice(1, -1)).join(',')}]`;
   const head = study
-    ? { meta, translation: { slug: t.slug, abbreviation: t.summary.abbreviation }, book: { slug: b.slug, name: b.name }, data, readable_text: readable(ctx, t, verses) }
-    : { meta, data };
+    ? { meta, translation: { slug: t.slug, abbreviation: t.summary.abbreviation }, book: { slug: b.slug, name: b.name }, ...books, data, readable_text: readable(ctx, t, verses) }
+    : { meta, ...books, data };
   return { kind: 'json', body: `${JSON.stringify(head).slice(0, -1)},"source_panels":${panels}}` };
 }
 const studyRoute = (ns: 'study' | 'morphology', what: string): Route[] => {
   const study = ns === 'study';
+  const handler: Handler = (ctx) => {
+    const { b, verses } = rangeStudy(ctx, translation(ctx, ctx.params.translation));
+    return studyReply(ctx, `${ns}.range`, study, b, verses, { range: { from: verses[0].reference, to: verses[verses.length - 1].reference, verses: verses.length } });
+  };
   return [
     { ...base, dataset: STUDY_DATASET, cache: false, policy: 'changing', path: `${V1}/${ns}/{translation}/range`, operationId: `${ns}Range`,
-      summary: `${what} for a verse range (at most ${MAX_STUDY_VERSES} verses)`, pathParams: [T], query: [REF('from'), REF('to'), ...FILTER_PARAMS], response: STUDY_RESPONSE,
-      handler: (ctx) => {
-        const { b, verses } = rangeStudy(ctx, translation(ctx, ctx.params.translation));
-        return studyReply(ctx, `${ns}.range`, study, b, verses, { range: { from: verses[0].reference, to: verses[verses.length - 1].reference, verses: verses.length } });
-      } },
+      summary: `${what} for a verse range (at most ${MAX_STUDY_VERSES} verses)`, pathParams: [T], query: [REF('from'), REF('to'), WRITTEN(false), ...FILTER_PARAMS], response: withBooks(STUDY_RESPONSE), handler },
+    { ...base, dataset: STUDY_DATASET, cache: false, policy: 'changing', path: `${V1}/${ns}/{translation}`, operationId: `${ns}Reference`,
+      summary: `${what} for a written reference (ref=John 3:16-18; at most ${MAX_STUDY_VERSES} verses)`, pathParams: [T], query: [WRITTEN(true), ...FILTER_PARAMS], response: withBooks(STUDY_RESPONSE), handler },
     { ...base, dataset: STUDY_DATASET, cache: false, policy: 'changing', path: `${V1}/${ns}/{translation}/{book}/{chapter}/{verse}`, operationId: `${ns}Verse`,
       summary: `${what} for one verse`, pathParams: [T, B, C, V], query: FILTER_PARAMS, response: STUDY_RESPONSE,
       handler: (ctx) => {
@@ -156,7 +170,10 @@ const studyMeta = (ctx: Parameters<Handler>[0], endpoint: string) => {
   return { api_version: 'v1', endpoint, data_policy: DATA_POLICY, namespaces: NAMESPACES, data_release: info.data_release, sources: info.provenance };
 };
 const textRoutes = (prefix: string, ns: string, summary: string): Route[] => [
-  { ...base, path: `${prefix}/range`, operationId: `${ns}Range`, summary: `${summary}: verse range (at most ${MAX_RANGE_VERSES} verses)`, pathParams: [T], query: [REF('from'), REF('to')], response: RANGE_REPLY, handler: range(`${ns}.range`) },
+  { ...base, path: `${prefix}/range`, operationId: `${ns}Range`, summary: `${summary}: verse range (at most ${MAX_RANGE_VERSES} verses)`, pathParams: [T], query: [REF('from'), REF('to'), WRITTEN(false)], response: withBooks(RANGE_REPLY), handler: range(`${ns}.range`) },
+  // /text/{translation}?ref=…, the range under a written reference; not for the alias
+  // prefix, where /api/v1/{translation} would shadow mistyped v1 paths.
+  ...(ns === 'text' ? [{ ...base, path: prefix, operationId: `${ns}Reference`, summary: `${summary}: a written reference (ref=John 3:16-18; at most ${MAX_RANGE_VERSES} verses)`, pathParams: [T], query: [WRITTEN(true)], response: withBooks(RANGE_REPLY), handler: range(`${ns}.reference`) }] : []),
   { ...base, path: `${prefix}/{book}`, operationId: `${ns}Book`, summary: `${summary}: whole book, by chapter`, pathParams: [T, B], query: [], response: BOOK_REPLY, handler: wholeBook(`${ns}.book`) },
   { ...base, path: `${prefix}/{book}/{chapter}`, operationId: `${ns}Chapter`, summary: `${summary}: one chapter`, pathParams: [T, B, C], query: [], response: CHAPTER_REPLY, handler: chapter(`${ns}.chapter`) },
   { ...base, path: `${prefix}/{book}/{chapter}/{verse}`, operationId: `${ns}Verse`, summary: `${summary}: one verse`, pathParams: [T, B, C, V], query: [], response: VERSE_REPLY, handler: verse(`${ns}.verse`) },
@@ -199,7 +216,8 @@ export const V1_ROUTES: Route[] = [
       const t = translation(ctx, String(ctx.query.translation));
       const { limit, offset } = ctx.query as { limit: number; offset: number };
       const found = await ctx.release.searchAsync(t.ds, String(ctx.query.q));
-      const hits = found.ordinals;
+      // Phrase matches first (In the beginning → Gen 1:1), among a bounded window of hits.
+      const hits = phraseFirst(found.ordinals, (o) => verseRecord(ctx, t, o).text, String(ctx.query.q));
       const data = hits.slice(offset, offset + limit).map((o) => verseItem(ctx, t, o));
       const next = offset + limit < hits.length
         ? `${V1}/search?${new URLSearchParams({ translation: t.slug, q: String(ctx.query.q), limit: String(limit), offset: String(offset + limit) })}`

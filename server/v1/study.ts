@@ -15,7 +15,8 @@ import { Lru } from '../release.ts';
 import { reviewsIn } from '../state/reviews.ts';
 import { v1Envelope } from './schemas.ts';
 import { layerTable, panelsOf, type StudyFilters } from './study-tokens.ts';
-import { findBook, referenceOrdinal, verseItem, verseOrdinal, verseRecord, type Translation } from './text.ts';
+import { findBook, verseItem, verseOrdinal, verseRecord, type Translation } from './text.ts';
+import { requestedRange } from './references.ts';
 
 /** Longest study or morphology range (the spec: at most 100 verses). */
 export const MAX_STUDY_VERSES = 100;
@@ -114,12 +115,8 @@ export const verseStudy = (ctx: Ctx, t: Translation) => {
 };
 
 export const rangeStudy = (ctx: Ctx, t: Translation) => {
-  const from = referenceOrdinal(ctx, t, String(ctx.query.from), 'from');
-  const to = referenceOrdinal(ctx, t, String(ctx.query.to), 'to');
-  if (from > to) throw new ApiError('range_out_of_order', `'from' ${ctx.query.from} comes after 'to' ${ctx.query.to} in ${t.slug}`, { from: ctx.query.from, to: ctx.query.to });
-  if (to - from + 1 > MAX_STUDY_VERSES) {
-    throw new ApiError('range_too_long', `the range has ${to - from + 1} verses; study and morphology ranges serve at most ${MAX_STUDY_VERSES}`, { verses: to - from + 1, max: MAX_STUDY_VERSES });
-  }
+  // ref= or from/to, in any written form (server/v1/references.ts).
+  const [from, to] = requestedRange(ctx, t, MAX_STUDY_VERSES, 'study and morphology ranges serve');
   const verses = studyOf(ctx, t, Array.from({ length: to - from + 1 }, (_, i) => from + i));
   return { b: findBook(t, verseRecord(ctx, t, from).book), verses };
 };

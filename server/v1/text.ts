@@ -6,6 +6,7 @@
  */
 import { datasetId, type BookSummary, type TranslationSummary, type VerseRecord } from '../../sources/scripture/dataset.ts';
 import { TRANSLATION_SLUGS, UNAVAILABLE } from '../../sources/scripture/catalogue.ts';
+import { resolveBookName, suggestBooks } from '../../sources/scripture/book-names.ts';
 import { ApiError } from '../errors.ts';
 import type { Ctx } from '../handlers.ts';
 
@@ -19,7 +20,9 @@ export interface Translation {
   ds: string;
 }
 
-export function translation(ctx: Ctx, slug: string): Translation {
+export function translation(ctx: Ctx, raw: string): Translation {
+  // Slugs are lower case; `KJV` is what people type.
+  const slug = raw.toLowerCase();
   const ds = datasetId(slug);
   const info = ctx.release.datasets.get(ds);
   if (info) return { slug, summary: info.summary as TranslationSummary, ds };
@@ -30,10 +33,28 @@ export function translation(ctx: Ctx, slug: string): Translation {
   throw new ApiError('translation_not_found', `no translation '${slug.slice(0, 40)}'`, { translation: slug.slice(0, 40), available: TRANSLATION_SLUGS });
 }
 
-export function findBook(t: Translation, slug: string): BookSummary {
-  const b = t.summary.books.find((x) => x.slug === slug.toLowerCase());
-  if (!b) throw new ApiError('book_not_found', `${t.slug} has no book '${slug.slice(0, 40)}'`, { translation: t.slug, book: slug.slice(0, 40) });
-  return b;
+/**
+ * A book by slug or by any name people type (`genesis`, `1 John`, `1jn`, `Jn`:
+ * sources/scripture/book-names.ts). A name several books start with is a 400
+ * `ambiguous_id` with the candidates; a name no book has is a 404 suggesting the closest.
+ */
+export function findBook(t: Translation, raw: string): BookSummary {
+  const exact = t.summary.books.find((x) => x.slug === raw);
+  if (exact) return exact;
+  const shown = raw.slice(0, 40);
+  const r = resolveBookName(raw);
+  if ('ambiguous' in r) {
+    // The same in every translation (Ju is ambiguous in the KJV too, which has no Judith).
+    throw new ApiError('ambiguous_id', `'${shown}' could be several books: ${r.ambiguous.join(', ')}; use one of their slugs`, { translation: t.slug, book: shown, candidates: r.ambiguous });
+  }
+  const b = 'slug' in r ? t.summary.books.find((x) => x.slug === r.slug) : undefined;
+  if (b) return b;
+  const slugs = t.summary.books.map((x) => x.slug);
+  const suggestions = 'slug' in r ? [] : suggestBooks(raw, slugs);
+  const why = 'slug' in r ? `'${shown}' is ${r.slug}, which ${t.slug} does not have` : `${t.slug} has no book '${shown}'`;
+  throw new ApiError('book_not_found', `${why}${suggestions.length ? `; did you mean ${suggestions.join(', ')}?` : ''}`, {
+    translation: t.slug, book: shown, ...('slug' in r ? { resolved: r.slug } : {}), suggestions, books: `${V1}/books?translation=${t.slug}`,
+  });
 }
 
 function positiveInt(raw: string, what: string): number {

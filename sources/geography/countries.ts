@@ -18,7 +18,7 @@
  * official, official in a region). Subtags the IANA registry lacks are dropped, and so is
  * the special "und" (undetermined) CLDR gives for Antarctica.
  */
-import { defineSource } from '../contract.ts';
+import { SMALL_DATASET_LIMIT, defineSource } from '../contract.ts';
 import { PROVENANCE, checker, cmp, nullable, stringArray, uniqueSorted } from './common.ts';
 import { vvoZones, zoneCountries, zoneTable } from './timezones.ts';
 
@@ -216,6 +216,7 @@ const properties = {
 
 export const countriesSource = defineSource<CountryRecord>({
   id: 'geography/countries',
+  maxLimit: SMALL_DATASET_LIMIT, // small records: the whole dataset in one call (issue 13)
   title: 'Countries and territories',
   description: 'The 250 countries and territories of mledoze/countries (ISO 3166-1), with CLDR population estimates, '
     + 'languages and current currencies, neighbours, time zones and holiday coverage. {code} is the alpha-2 code, '

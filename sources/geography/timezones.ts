@@ -24,7 +24,7 @@
  * names in vvo's groups are skipped, as their countries can differ: Atlantic/Jan_Mayen
  * sits in Europe/Berlin's group).
  */
-import { defineSource } from '../contract.ts';
+import { SMALL_DATASET_LIMIT, defineSource } from '../contract.ts';
 import { PROVENANCE, checker, cmp, nullable, stringArray, uniqueSorted } from './common.ts';
 import { COUNTRY_CODES, COUNTRY_CODES_PROVENANCE, countryFilter } from '../vocabularies.ts';
 
@@ -219,6 +219,7 @@ const properties = {
 
 export const timezonesSource = defineSource<TimezoneRecord>({
   id: 'geography/timezones',
+  maxLimit: SMALL_DATASET_LIMIT, // small records: the whole dataset in one call (issue 13)
   title: 'Time zones',
   description: 'The canonical zones of the IANA time zone database (tz release in each record), with their standard and '
     + 'daylight-saving offsets under the latest rules of the release (not computed from any clock), abbreviations, '

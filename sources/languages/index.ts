@@ -13,7 +13,7 @@
  * would be a dangling link, so it throws, as does any upstream shape not seen in the
  * pinned versions (registry 2025-08-25, CLDR 48).
  */
-import { defineSource, type Provenance } from '../contract.ts';
+import { SMALL_DATASET_LIMIT, defineSource, type Provenance } from '../contract.ts';
 import { NATIVE_INPUT, iso639Codes, nativeNames } from './names.ts';
 import { COUNTRY_CODES, countryFilter } from '../vocabularies.ts';
 
@@ -283,6 +283,7 @@ const languages = defineSource<LanguageRecord>({
 });
 
 const scripts = defineSource<ScriptRecord>({
+  maxLimit: SMALL_DATASET_LIMIT, // small records: the whole dataset in one call (issue 13)
   id: 'languages/scripts', title: 'Language scripts', contractVersion: '0.1.0',
   description: 'Which scripts each language is written in, per CLDR languageData (primary/secondary) and the IANA registry Suppress-Script, with the source of each statement.',
   provenance: [IANA, cldr('cldr-core 48.2.0 (supplemental/languageData.json)')],
@@ -296,6 +297,7 @@ const scripts = defineSource<ScriptRecord>({
 });
 
 const families = defineSource<FamilyRecord>({
+  maxLimit: SMALL_DATASET_LIMIT, // small records: the whole dataset in one call (issue 13)
   id: 'languages/families', title: 'Language families', contractVersion: '0.1.0',
   description: 'Genealogical language groups from CLDR languageGroups, with parent group and member codes.',
   provenance: [IANA, cldr('cldr-core 48.2.0 (supplemental/languageGroups.json) and cldr-localenames-full 48.2.0 (main/en/languages.json)')],

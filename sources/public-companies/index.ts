@@ -215,7 +215,8 @@ export default defineSource<CompanyRecord>({
   search: { fields: ['name', 'tickers', 'cik'], boost: { tickers: 3, cik: 2 } },
   filters: [
     { param: 'kind', field: 'kind', description: 'filer or filing' },
-    { param: 'cik', field: 'ciks', description: '10-digit zero-padded CIK, e.g. 0000320193: the filer and the filings listed under it' },
+    // EDGAR pads CIKs to 10 digits; people type them as numbers (320193).
+    { param: 'cik', field: 'ciks', description: '10-digit zero-padded CIK, e.g. 0000320193 (or unpadded, 320193): the filer and the filings listed under it', normalise: (v) => (/^\d{1,10}$/.test(v) ? v.padStart(10, '0') : v) },
     { param: 'ticker', field: 'tickers', description: 'Trading symbol, e.g. AAPL', caseInsensitive: true },
     { param: 'exchange', field: 'exchanges', description: 'Exchange: Nasdaq, NYSE, OTC or CBOE', caseInsensitive: true },
     { param: 'form', field: 'form', description: 'EDGAR form type, e.g. 10-K', caseInsensitive: true },

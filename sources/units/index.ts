@@ -4,7 +4,7 @@
  * dimension system shared by both, so any two compatible units convert exactly.
  * The magnitude algebra and the conversion itself are in units-quantity.ts.
  */
-import { defineSource } from '../contract.ts';
+import { SMALL_DATASET_LIMIT, defineSource } from '../contract.ts';
 import * as R from './rational.ts';
 import { ONE } from './rational.ts';
 import { PI, dimKey, factorOf, q, qmul, type Dims, type Q } from './quantity.ts';
@@ -255,6 +255,7 @@ export function normaliseUnits(raw: { ucum: unknown; cldr: unknown; english: unk
 
 export default defineSource<UnitRecord>({
   id: 'units',
+  maxLimit: SMALL_DATASET_LIMIT, // small records: the whole dataset in one call (issue 13)
   title: 'Units of measure',
   description: 'Units from UCUM (ucum-lhc table) and CLDR with exact conversion factors and offsets to one canonical SI-based dimension system.',
   contractVersion: '0.2.0',
