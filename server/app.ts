@@ -11,7 +11,7 @@ import { authenticate, Limits, SCRIPTURE_CREDENTIALS } from './auth.ts';
 import { PUBLIC, SCRIPTURE, SURFACES, platformSurface } from './surfaces.ts';
 import { ROUTES, datasetRoutes } from './routes.ts';
 import type { DatasetSource } from '../sources/contract.ts';
-import type { KeyRecord } from './state/keys.ts';
+import { meterOf, type Caller } from './state/accounts.ts';
 import { ApiError } from './errors.ts';
 import { PREFLIGHT_HEADERS, etagOf, sendError, sendFile, sendJson, type HeaderList } from './http.ts';
 import { parseQuery } from './query.ts';
@@ -34,10 +34,12 @@ export interface AppOptions {
   release?: Release;
   /** No keys and no counting (`serve --open`, for local use of a bundle): every request acts as OPEN_KEY. */
   open?: boolean;
+  /** The clock of access checks and limits (tests move it past a subscription's or exception's end). */
+  now?: () => number;
 }
 
 /** The caller of every request in open mode (/api/v1/key describes it; nothing is counted). */
-export const OPEN_KEY: KeyRecord = { id: 'open', hash: '', plan: 'development', status: 'active', label: 'open mode (serve --open)', created: '1970-01-01T00:00:00.000Z' };
+export const OPEN_KEY: Caller = { id: 'open', hash: '', plan: 'development', status: 'active', label: 'open mode (serve --open)', created: '1970-01-01T00:00:00.000Z' };
 
 export interface App {
   server: Server;
@@ -64,7 +66,7 @@ export function createApp(opts: AppOptions): App {
   let quota: QuotaStore;
   let release: Release;
   try {
-    keys = new KeyStore(opts.stateDir, log);
+    keys = new KeyStore(opts.stateDir, log, { now: opts.now });
     quota = new QuotaStore(opts.stateDir, { log, ...opts.quota });
     quota.open();
     release = watched(opts.release ?? new Release(opts.dist));
@@ -117,15 +119,17 @@ export function createApp(opts: AppOptions): App {
       const surface = surfaces.find((s) => s.owns(rawPath)) ?? PUBLIC;
       const match = surface.router.match(rawPath);
       // Authenticate before revealing whether a path exists.
-      let key: KeyRecord | undefined;
+      let key: Caller | undefined;
       // The OpenAPI documents are public (auth: false) although they sit under the surfaces.
       const keyed = !!surface.credentials && match?.route.auth !== false;
       if (keyed && opts.open) key = OPEN_KEY;
       else if (keyed) {
         // One stat of keys.json (about 2 µs): a revoke applies to the very next request.
         keys.reload();
-        key = authenticate(req, search, keys, surface.credentials!);
-        limitHeaders = limits.charge(key);
+        const now = keys.now();
+        key = authenticate(req, search, keys, surface.credentials!, now);
+        // Usage is counted per project (under its first key's id), so a rotation keeps the month's count.
+        limitHeaders = limits.charge({ ...key, id: meterOf(key) }, now);
       }
       // The key= credential is not a query parameter of any endpoint.
       if (surface.credentials === SCRIPTURE_CREDENTIALS) search.delete('key');
