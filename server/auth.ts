@@ -84,7 +84,7 @@ export function authenticate(req: IncomingMessage, search: URLSearchParams, keys
       key_id: rec.id, account: access.account?.id, project: access.project?.id,
     });
   }
-  return { ...rec, plan: access.plan, access };
+  return { ...rec, plan: access.plan, access, at: now };
 }
 
 export class Limits {

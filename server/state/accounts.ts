@@ -243,7 +243,7 @@ export function accessOf(doc: KeyDoc, key: KeyRecord, now: number): Access {
 }
 
 /** An authenticated key: `plan` is the limits plan in force now, `access` what grants it. */
-export type Caller = KeyRecord & { access?: Extract<Access, { ok: true }> };
+export type Caller = KeyRecord & { access?: Extract<Access, { ok: true }>; /** When it was authenticated (ms). */ at?: number };
 
 /** Id a key's usage is counted under: its project's meter (its first key), so rotation keeps the count. */
 export const meterOf = (k: Caller) => k.access?.project.meter ?? k.id;

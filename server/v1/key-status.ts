@@ -12,10 +12,10 @@ import type { QuotaStore } from '../state/quota.ts';
 
 const iso = (s: number) => new Date(s * 1000).toISOString();
 
-export function keyStatus(k: Caller, quota: QuotaStore, now = Date.now()) {
+export function keyStatus(k: Caller, quota: QuotaStore, now = k.at ?? Date.now()) {
   const plan = PLANS[k.plan];
   const meter = meterOf(k);
-  const used = quota.used(meter);
+  const used = quota.usedIn(meter, monthOf(now));
   const last = quota.lastUsed(meter);
   const a = k.access;
   const sub = a?.subscription;
