@@ -215,6 +215,23 @@ export const currentSubscription = (doc: KeyDoc, project: string) =>
 export const exceptionsOf = (doc: KeyDoc, p: Project) =>
   Object.values(doc.exceptions).filter((e) => e.account === p.account && (!e.project || e.project === p.id));
 
+/**
+ * Per-document lookups for the request path (one map lookup instead of a scan of every
+ * subscription and exception). Built once per document read; a document the store holds
+ * is never changed afterwards (transitions work on a copy), so the index stays true.
+ */
+const indexes = new WeakMap<KeyDoc, { subscriptions: Map<string, Subscription>; exceptions: Map<string, Exception[]> }>();
+function indexOf(doc: KeyDoc) {
+  let ix = indexes.get(doc);
+  if (!ix) {
+    ix = { subscriptions: new Map(), exceptions: new Map() };
+    for (const s of Object.values(doc.subscriptions)) if (s.status !== 'cancelled') ix.subscriptions.set(s.project, s);
+    for (const e of Object.values(doc.exceptions)) ix.exceptions.set(e.account, [...(ix.exceptions.get(e.account) ?? []), e]);
+    indexes.set(doc, ix);
+  }
+  return ix;
+}
+
 export type Access =
   | { ok: true; tier: PlanName | 'exception'; plan: PlanName; account: Account; project: Project; subscription?: Subscription; exception?: Exception }
   | { ok: false; reason: 'revoked' }
@@ -231,9 +248,10 @@ export function accessOf(doc: KeyDoc, key: KeyRecord, now: number): Access {
   const project = key.project ? doc.projects[key.project] : undefined;
   const account = project && doc.accounts[project.account];
   if (!project || !account) return { ok: false, reason: 'inactive', why: 'the key belongs to no project' };
-  const exception = exceptionsOf(doc, project).find((e) => exceptionLive(e, now));
+  const ix = indexOf(doc);
+  const exception = (ix.exceptions.get(project.account) ?? []).find((e) => (!e.project || e.project === project.id) && exceptionLive(e, now));
   if (exception) return { ok: true, tier: 'exception', plan: exception.limits, account, project, exception };
-  const subscription = currentSubscription(doc, project.id);
+  const subscription = ix.subscriptions.get(project.id);
   if (subscription && subscriptionLive(subscription, now)) return { ok: true, tier: subscription.plan, plan: subscription.plan, account, project, subscription };
   const ended = subscription ?? Object.values(doc.subscriptions).filter((s) => s.project === project.id).pop();
   const why = ended
