@@ -26,7 +26,10 @@ function devKey(env: NodeJS.ProcessEnv): string {
   // Kept in plain text only for local development; real keys are stored hashed.
   if (existsSync(file)) {
     const secret = readFileSync(file, 'utf8').trim();
-    if (new KeyStore(dir).verify(secret)?.status === 'active') return secret;
+    const store = new KeyStore(dir);
+    const rec = store.verify(secret);
+    // Still working: not revoked, and its development exception not ended.
+    if (rec && store.access(rec).ok) return secret;
   }
   mkdirSync(dir, { recursive: true });
   const { secret } = new KeyStore(dir).create('development', 'npm start development key');

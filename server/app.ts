@@ -11,7 +11,7 @@ import { authenticate, Limits, SCRIPTURE_CREDENTIALS } from './auth.ts';
 import { PUBLIC, SCRIPTURE, SURFACES, platformSurface } from './surfaces.ts';
 import { ROUTES, datasetRoutes } from './routes.ts';
 import type { DatasetSource } from '../sources/contract.ts';
-import type { KeyRecord } from './state/keys.ts';
+import { meterOf, type Caller } from './state/accounts.ts';
 import { ApiError } from './errors.ts';
 import { PREFLIGHT_HEADERS, hashOf, releaseFile, select, sendError, sendRepresentation, type HeaderList, type Representable } from './http.ts';
 import { Encoded } from './encoding.ts';
@@ -39,10 +39,12 @@ export interface AppOptions {
   release?: Release;
   /** No keys and no counting (`serve --open`, for local use of a bundle): every request acts as OPEN_KEY. */
   open?: boolean;
+  /** The clock of access checks and limits (tests move it past a subscription's or exception's end). */
+  now?: () => number;
 }
 
 /** The caller of every request in open mode (/api/v1/key describes it; nothing is counted). */
-export const OPEN_KEY: KeyRecord = { id: 'open', hash: '', plan: 'development', status: 'active', label: 'open mode (serve --open)', created: '1970-01-01T00:00:00.000Z' };
+export const OPEN_KEY: Caller = { id: 'open', hash: '', plan: 'development', status: 'active', label: 'open mode (serve --open)', created: '1970-01-01T00:00:00.000Z' };
 
 /** Which row of the cache policy (server/cache-policy.ts) a route's answers follow. */
 export function kindOf(route: Route, info: DatasetInfo | undefined): ResponseKind {
@@ -86,7 +88,7 @@ export function createApp(opts: AppOptions): App {
   let quota: QuotaStore;
   let release: Release;
   try {
-    keys = new KeyStore(opts.stateDir, log);
+    keys = new KeyStore(opts.stateDir, log, { now: opts.now });
     quota = new QuotaStore(opts.stateDir, { log, ...opts.quota });
     quota.open();
     release = watched(opts.release ?? new Release(opts.dist));
@@ -124,7 +126,7 @@ export function createApp(opts: AppOptions): App {
   async function handle(req: IncomingMessage, res: ServerResponse) {
     let limitHeaders: HeaderList = [];
     /** The key to bill once the answer is known (never for /api/v1/key, a 304, or a 429). */
-    let billKey: KeyRecord | undefined;
+    let billKey: Caller | undefined;
     try {
       if (req.method === 'OPTIONS') {
         res.writeHead(204, PREFLIGHT_HEADERS);
@@ -143,7 +145,7 @@ export function createApp(opts: AppOptions): App {
       const surface = surfaces.find((s) => s.owns(rawPath)) ?? PUBLIC;
       const match = surface.router.match(rawPath);
       // Authenticate before revealing whether a path exists.
-      let key: KeyRecord | undefined;
+      let key: Caller | undefined;
       // The OpenAPI documents are public (auth: false) although they sit under the surfaces.
       const keyed = !!surface.credentials && match?.route.auth !== false;
       // /api/v1/key is never billed; a conditional request may end as a free 304 (README "Plans and limits").
@@ -152,9 +154,12 @@ export function createApp(opts: AppOptions): App {
       else if (keyed) {
         // One stat of keys.json (about 2 µs): a revoke applies to the very next request.
         keys.reload();
-        key = authenticate(req, search, keys, surface.credentials!);
-        limitHeaders = limits.admit(key, free || !!req.headers['if-none-match']);
-        if (!free) billKey = key;
+        const now = keys.now();
+        key = authenticate(req, search, keys, surface.credentials!, now);
+        // Usage is counted per project (under its first key's id), so a rotation keeps the month's count.
+        const metered = { ...key, id: meterOf(key) };
+        limitHeaders = limits.admit(metered, free || !!req.headers['if-none-match'], now);
+        if (!free) billKey = metered;
       }
       // The key= credential is not a query parameter of any endpoint.
       if (surface.credentials === SCRIPTURE_CREDENTIALS) search.delete('key');

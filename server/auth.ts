@@ -8,6 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from './errors.ts';
 import { PLANS, monthOf, secondsToMonthEnd } from './state/plans.ts';
+import type { Caller } from './state/accounts.ts';
 import type { KeyRecord, KeyStore } from './state/keys.ts';
 import { StateWriteError, type QuotaStore } from './state/quota.ts';
 
@@ -79,17 +80,26 @@ export const SCRIPTURE_CREDENTIALS: CredentialRules = {
 /**
  * The key a request authenticates with. Several credential forms may be sent at once
  * only if they carry the same key; different keys are refused with 403, since guessing
- * which one the client meant would bill the wrong key.
+ * which one the client meant would bill the wrong key. A known key whose project has no
+ * live subscription or exception at `now` is refused with 403 `subscription_inactive` on
+ * both surfaces (README "Accounts, projects and subscriptions"). The caller carries the
+ * limits plan in force (`plan`) and what grants it (`access`).
  */
-export function authenticate(req: IncomingMessage, search: URLSearchParams, keys: KeyStore, rules: CredentialRules): KeyRecord {
+export function authenticate(req: IncomingMessage, search: URLSearchParams, keys: KeyStore, rules: CredentialRules, now = keys.now()): Caller {
   const given = rules.read(req, search, () => rules.invalid('the Authorization header must have the form "Bearer <key>"')).filter((c): c is string => !!c);
   if (repeatedConflict(req, rules.headers)) throw rules.conflict();
   if (!given.length) throw rules.missing;
   if (given.some((c) => c !== given[0])) throw rules.conflict();
   const rec = keys.verify(given[0]);
   if (!rec) throw rules.invalid('the key is not recognised');
-  if (rec.status !== 'active') throw rules.inactive();
-  return rec;
+  const access = keys.access(rec, now);
+  if (!access.ok && access.reason === 'revoked') throw rules.inactive();
+  if (!access.ok) {
+    throw new ApiError('subscription_inactive', `${access.why}; the key works again once the project is subscribed to a plan or granted an exception`, {
+      key_id: rec.id, account: access.account?.id, project: access.project?.id,
+    });
+  }
+  return { ...rec, plan: access.plan, access, at: now };
 }
 
 /**

@@ -18,6 +18,7 @@ export const ERROR_CATALOGUE = {
   api_key_required: { status: 401, summary: 'Scripture API: no key was sent (Authorization: Bearer, X-Scripture-Key or key=).' },
   invalid_api_key: { status: 403, summary: 'Scripture API: the key is unknown, malformed, or the credentials sent disagree.' },
   inactive_api_key: { status: 403, summary: 'Scripture API: the key has been revoked.' },
+  subscription_inactive: { status: 403, summary: "The key is known and not revoked, but its project has no active subscription or approved, unexpired exception (cancelled plan, ended exception); details name the key, account and project." },
   invalid_reference: { status: 400, summary: 'A scripture reference is not of the form <book_slug>.<chapter>.<verse> (or a path chapter/verse is not a number).' },
   range_out_of_order: { status: 400, summary: '`from` comes after `to` in the translation\'s canon order.' },
   range_too_long: { status: 400, summary: 'The range has more verses than the documented maximum.' },

@@ -53,6 +53,21 @@ describe('keys CLI', () => {
     expect(() => cli('approve', req.last, '--plan', 'basic')).toThrow(/already approved/);
   });
 
+  it('names the account and project of keys and usage; lists by account; a rejected request says why', async () => {
+    const req = cli('request', '--project', 'psalter', '--account', 'Abbey', '--contact', 'abbot@example.org', '--use', 'daily office');
+    const key = cli('approve', req.last, '--plan', 'basic').last;
+    expect((await get(key)).status).toBe(200);
+    const rec = new KeyStore(srv.stateDir).verify(key)!;
+    expect(rec).toMatchObject({ account: expect.stringMatching(/^acc_/), project: expect.stringMatching(/^prj_/), label: 'psalter' });
+    const listed = cli('list', '--account', rec.account!).lines;
+    expect(listed).toEqual([`${rec.id}\tbasic\tactive\t${rec.created}\tpsalter\t${rec.account}\t${rec.project}`]);
+    expect(cli('usage', rec.id).last).toMatch(new RegExp(`^${rec.id}\\t\\d{4}-\\d{2}\\t1/25000\\t.*\\t${rec.account}\\t${rec.project}$`));
+    const no = cli('request', '--label', 'bulk mirror');
+    expect(cli('reject', no.last, '--reason', 'bulk copies are served as downloads').last).toMatch(/is rejected: bulk copies/);
+    expect(cli('request-status', no.last).last).toMatch(/^req_\w+\trejected on .*: bulk copies are served as downloads$/);
+    expect(() => cli('approve', no.last, '--plan', 'basic')).toThrow(/already rejected/);
+  });
+
   it('revokes and reactivates a key, taking effect on the running server', async () => {
     const { last: key } = cli('create', '--plan', 'basic');
     expect((await get(key)).status).toBe(200);

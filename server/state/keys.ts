@@ -1,96 +1,61 @@
 /**
- * Keys and the approval queue, in one small JSON file under ALMANAC_STATE_DIR.
- * Keys are stored only as sha256 hashes (a key is 192 random bits, so a plain hash is
- * enough — no salt or slow KDF needed) and compared in constant time. Writers (the keys
- * CLI) read, modify and replace the file atomically under keys.lock (state/lock.ts), so
- * parallel runs lose nothing; the server stats it before every authentication and re-reads
- * it when it changed, so a new key works and a revoke applies from the next request. A bad
- * file is refused at startup and, while running, reported once with the last good copy
- * kept serving (issue 9, faults 2, 3 and the revoke delay).
+ * The keys document (state/accounts.ts) in one small JSON file under ALMANAC_STATE_DIR,
+ * and the one place that reads and writes it. Keys are stored only as sha256 hashes (a
+ * key is 192 random bits, so a plain hash is enough — no salt or slow KDF needed) and
+ * compared in constant time. Every transition (state/transitions.ts) runs on a fresh
+ * copy under keys.lock (state/lock.ts) and the file is replaced atomically, then its
+ * audit events are appended (state/audit.ts), so parallel runs lose nothing; the server
+ * stats it before every authentication and re-reads it when it changed, so a new key
+ * works and a revoke applies from the next request. A bad file is refused at startup
+ * and, while running, reported once with the last good copy kept serving (issue 9).
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import path from 'node:path';
 import { writeFileDurable } from './atomic.ts';
+import { appendAudit, lastAuditRev } from './audit.ts';
+import { accessOf, emptyDoc, parseKeyFile, KeyFileError, KEY_ID, type Access, type KeyDoc, type KeyRecord, type KeyRequest } from './accounts.ts';
 import { withLock } from './lock.ts';
-import { PLANS, isPlan, type PlanName } from './plans.ts';
+import { isPlan, type PlanName } from './plans.ts';
+import * as T from './transitions.ts';
 
-export interface KeyRecord {
-  id: string;
-  hash: string;
-  plan: PlanName;
-  status: 'active' | 'revoked';
-  label: string;
-  created: string;
-  /** Approval request this key was issued for, if any. */
-  request?: string;
-}
+export { KeyFileError, parseKeyFile };
+export type { KeyRecord, KeyRequest };
 
-export interface KeyRequest {
-  id: string;
-  label: string;
-  contact: string;
-  created: string;
-  status: 'pending' | 'approved';
-  plan?: PlanName;
-  key_id?: string;
-}
-
-interface KeyFile {
-  keys: Record<string, KeyRecord>;
-  requests: Record<string, KeyRequest>;
-}
-
-const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
-const newSecret = () => `alm_${randomBytes(24).toString('base64url')}`;
-/** Public id of a key: derived from its hash, safe to show and log. */
-const keyIdOf = (hash: string) => `key_${hash.slice(0, 12)}`;
-
-/** A keys.json that cannot be trusted; the message names the file and the fault, never its contents. */
-export class KeyFileError extends Error {}
-
-const KEY_ID = /^key_[0-9a-f]{12}$/;
-
-/** Parses and checks keys.json; throws KeyFileError naming the file and what is wrong. */
-export function parseKeyFile(text: string, file: string): KeyFile {
-  const bad = (why: string) => new KeyFileError(`${file}: ${why}; fix the file or restore it from a backup (the server keeps its last good copy)`);
-  let data: any;
+/** Who runs the tools, for the audit log: `--by`, else the OS user. */
+function osUser(): string {
   try {
-    data = JSON.parse(text);
-  } catch (err) {
-    // JSON.parse quotes the text around the fault, which may hold secrets: keep only the position.
-    const at = /position (\d+)/.exec((err as Error).message)?.[1];
-    throw bad(`is not valid JSON${at ? ` (at byte ${at})` : ''}`);
+    return userInfo().username;
+  } catch {
+    return process.env.USER ?? 'unknown';
   }
-  if (!data || typeof data !== 'object' || typeof data.keys !== 'object' || !data.keys || typeof data.requests !== 'object' || !data.requests) {
-    throw bad('must be an object with "keys" and "requests" objects');
-  }
-  for (const [id, k] of Object.entries<any>(data.keys)) {
-    const name = KEY_ID.test(id) ? id : 'an entry';
-    if (!k || typeof k !== 'object' || k.id !== id || !KEY_ID.test(id)) throw bad(`${name} has an id that does not match its entry`);
-    if (typeof k.hash !== 'string' || !/^[0-9a-f]{64}$/.test(k.hash)) throw bad(`key ${id} has no sha256 hash`);
-    if (!isPlan(k.plan)) throw bad(`key ${id} has an unknown plan (plans: ${Object.keys(PLANS).join(', ')})`);
-    if (k.status !== 'active' && k.status !== 'revoked') throw bad(`key ${id} has status other than active or revoked`);
-  }
-  for (const [id, r] of Object.entries<any>(data.requests)) {
-    if (!r || typeof r !== 'object' || r.id !== id || (r.status !== 'pending' && r.status !== 'approved')) throw bad('a request entry is malformed');
-  }
-  return data as KeyFile;
+}
+
+export interface KeyStoreOptions {
+  /** The clock of transitions and access checks (tests move it). */
+  now?: () => number;
 }
 
 export class KeyStore {
   readonly file: string;
   readonly lockFile: string;
-  private data: KeyFile = { keys: {}, requests: {} };
+  readonly auditFile: string;
+  /** Recorded as `by` in the audit log. */
+  actor = osUser();
+  readonly now: () => number;
+  private data: KeyDoc = emptyDoc();
   private byHash = new Map<string, { rec: KeyRecord; digest: Buffer }>();
   /** inode, mtime and size of the copy in memory: an atomic replace always changes the inode. */
   private seen = '';
   private reported = '';
 
-  constructor(readonly dir: string, private log: (msg: string) => void = (m) => console.error(m)) {
+  constructor(readonly dir: string, private log: (msg: string) => void = (m) => console.error(m), opts: KeyStoreOptions = {}) {
     mkdirSync(dir, { recursive: true });
     this.file = path.join(dir, 'keys.json');
     this.lockFile = path.join(dir, 'keys.lock');
+    this.auditFile = path.join(dir, 'audit.log');
+    this.now = opts.now ?? Date.now;
     // At startup a bad file is fatal (the error names it); later it is reported and skipped.
     this.reload(true);
   }
@@ -112,7 +77,7 @@ export class KeyStore {
     }
     if (sig === this.seen) return;
     try {
-      this.data = sig === 'absent' ? { keys: {}, requests: {} } : parseKeyFile(readFileSync(this.file, 'utf8'), this.file);
+      this.data = sig === 'absent' ? emptyDoc() : parseKeyFile(readFileSync(this.file, 'utf8'), this.file);
     } catch (err) {
       if (strict || !(err instanceof KeyFileError)) throw err;
       if (this.reported !== sig) this.log(`keys reload skipped, still serving the last good keys: ${err.message}`);
@@ -124,17 +89,36 @@ export class KeyStore {
     this.reported = '';
   }
 
-  /** One read–modify–write of keys.json under keys.lock, from the file as it is now. */
-  private mutate<T>(fn: (data: KeyFile) => T): T {
+  /**
+   * One transition: under keys.lock, on a private copy of the file as it is now; the
+   * file is replaced atomically and the events appended to the audit log. A transition
+   * that throws leaves both untouched.
+   */
+  run<R>(fn: (doc: KeyDoc, tx: T.Tx) => R): R {
     return withLock(this.lockFile, () => {
       this.seen = '';
       this.reload(true);
-      const out = fn(this.data);
-      writeFileDurable(this.file, JSON.stringify(this.data, null, 1) + '\n');
+      const doc = structuredClone(this.data);
+      // A crash after the last replace but before its audit append: log those events now.
+      if (doc.last_events?.length && lastAuditRev(this.auditFile) < doc.rev) appendAudit(this.auditFile, doc.last_events);
+      const tx: T.Tx = { now: this.now(), by: this.actor, events: [] };
+      T.settle(doc, tx.now);
+      const out = fn(doc, tx);
+      doc.rev += 1;
+      const at = new Date(tx.now).toISOString();
+      doc.last_events = tx.events.map((e) => ({ rev: doc.rev, at, by: tx.by, ...e }));
+      writeFileDurable(this.file, JSON.stringify(doc, null, 1) + '\n');
+      appendAudit(this.auditFile, doc.last_events);
       this.seen = '';
       this.reload(true);
       return out;
     });
+  }
+
+  /** The document as last read (re-read if the file changed). Callers must not change it. */
+  doc(): KeyDoc {
+    this.reload();
+    return this.data;
   }
 
   /** The key record a presented secret belongs to, or undefined. */
@@ -153,38 +137,24 @@ export class KeyStore {
     return timingSafeEqual(entry.digest, digest) ? entry.rec : undefined;
   }
 
-  create(plan: PlanName, label = '', request?: string): { secret: string; record: KeyRecord } {
+  /** Whether the key may be served now and with which limits (state/accounts.ts `accessOf`). */
+  access(rec: KeyRecord, now = this.now()): Access {
+    return accessOf(this.data, rec, now);
+  }
+
+  /** A key in an account and project of its own, subscribed to `plan` (development: an exception). */
+  create(plan: PlanName, label = ''): T.Issued {
     if (!isPlan(plan)) throw new Error(`unknown plan '${plan}'`);
-    return this.mutate((data) => this.issue(data, plan, label, request));
+    return this.run((doc, tx) => T.quickCreate(doc, tx, { plan, label }));
   }
 
-  private issue(data: KeyFile, plan: PlanName, label: string, request?: string) {
-    const secret = newSecret();
-    const hash = hashKey(secret);
-    const record: KeyRecord = { id: keyIdOf(hash), hash, plan, status: 'active', label, created: new Date().toISOString() };
-    if (request) record.request = request;
-    data.keys[record.id] = record;
-    return { secret, record };
+  request(label: string, contact = '', more: { account_name?: string; use?: string } = {}): KeyRequest {
+    return this.run((doc, tx) => T.request(doc, tx, { label, contact, ...more }));
   }
 
-  request(label: string, contact = ''): KeyRequest {
-    return this.mutate((data) => {
-      const req: KeyRequest = { id: `req_${randomBytes(6).toString('hex')}`, label, contact, created: new Date().toISOString(), status: 'pending' };
-      data.requests[req.id] = req;
-      return req;
-    });
-  }
-
-  approve(requestId: string, plan: PlanName): { secret: string; record: KeyRecord } {
-    if (!isPlan(plan)) throw new Error(`unknown plan '${plan}'`);
-    return this.mutate((data) => {
-      const req = data.requests[requestId];
-      if (!req) throw new Error(`no request '${requestId.slice(0, 40)}'`);
-      if (req.status !== 'pending') throw new Error(`request '${requestId}' is already ${req.status}`);
-      const issued = this.issue(data, plan, req.label, req.id);
-      Object.assign(req, { status: 'approved', plan, key_id: issued.record.id });
-      return issued;
-    });
+  /** Approves with a plan (a subscription) or an exception; returns the key, shown once. */
+  approve(requestId: string, with_: PlanName | { reason: string; ends_at?: string; limits?: PlanName }, account?: string): T.Issued {
+    return this.run((doc, tx) => T.approve(doc, tx, typeof with_ === 'string' ? { request: requestId, plan: with_, account } : { request: requestId, exception: with_, account }));
   }
 
   /** Finds a key by its public id or by the secret itself. */
@@ -194,22 +164,19 @@ export class KeyStore {
   }
 
   setStatus(idOrSecret: string, status: KeyRecord['status']): KeyRecord {
-    return this.mutate((data) => {
-      const rec = data.keys[idOrSecret] ?? this.verify(idOrSecret);
+    return this.run((doc, tx) => {
+      const rec = doc.keys[idOrSecret] ?? doc.keys[this.verify(idOrSecret)?.id ?? ''];
       // Never echo what might be a secret, not even part of it: only a key id is safe to print.
       if (!rec) throw new Error(`no key ${KEY_ID.test(idOrSecret) ? `'${idOrSecret}'` : 'matching the given id or secret'} in ${this.file}`);
-      data.keys[rec.id].status = status;
-      return data.keys[rec.id];
+      return T.setKeyStatus(doc, tx, { key: rec, status });
     });
   }
 
   keys(): KeyRecord[] {
-    this.reload();
-    return Object.values(this.data.keys);
+    return Object.values(this.doc().keys);
   }
 
   requests(): KeyRequest[] {
-    this.reload();
-    return Object.values(this.data.requests);
+    return Object.values(this.doc().requests);
   }
 }

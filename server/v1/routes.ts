@@ -11,7 +11,8 @@ import { datasetId, type TranslationSummary } from '../../sources/scripture/data
 import type { Handler, Reply } from '../handlers.ts';
 import { LIMIT, OFFSET, Q, type ParamSpec } from '../query.ts';
 import { OPENAPI_DOC_SCHEMA, type Route } from '../routes.ts';
-import { PLANS } from '../state/plans.ts';
+import type { Caller } from '../state/accounts.ts';
+import { keyStatus } from './key-status.ts';
 import {
   MAX_RANGE_VERSES, V1, chapterLinks, findBook, findChapter, translation, verseItem, verseOrdinal, verseRecord, type Translation,
 } from './text.ts';
@@ -184,16 +185,7 @@ export const V1_ROUTES: Route[] = [
   {
     ...base, path: `${V1}/key`, operationId: 'v1Key', summary: 'Tier, monthly quota, usage, remaining calls and last use of the calling key (never counted; answers when the month is used up)', pathParams: [], query: [], cache: false, policy: 'account', billed: false,
     response: KEY_REPLY,
-    handler: (ctx) => {
-      const k = ctx.key!;
-      const plan = PLANS[k.plan];
-      const used = ctx.quota.used(k.id);
-      const last = ctx.quota.lastUsed(k.id);
-      return envelope(ctx, 'key', {
-        key_id: k.id, tier: k.plan, monthly_quota: plan.monthly, current_usage: used, remaining_calls: Math.max(0, plan.monthly - used),
-        last_used: last ? new Date(last * 1000).toISOString() : null, status: k.status,
-      });
-    },
+    handler: (ctx) => envelope(ctx, 'key', keyStatus(ctx.key as Caller, ctx.quota)),
   },
   {
     ...base, path: `${V1}/translations`, operationId: 'v1Translations', summary: 'Translations, available or not (with the reason)', pathParams: [], query: [], response: TRANSLATIONS_REPLY,

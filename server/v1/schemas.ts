@@ -5,7 +5,7 @@
  */
 import type { SchemaObject } from 'ajv';
 import { SEARCH_FLAGS, SOURCES_SCHEMA } from '../schemas.ts';
-import { PLANS } from '../state/plans.ts';
+import { PLANS, type PlanName } from '../state/plans.ts';
 
 const str = { type: 'string' } as const;
 const int = { type: 'integer' } as const;
@@ -62,11 +62,25 @@ export const SEARCH_REPLY = v1Envelope({ type: 'array', items: VERSE_SCHEMA }, {
 /** /source-texts (an array of layers) and /source-coverage (per layer and total). */
 export const SOURCE_TEXTS_REPLY = v1Envelope({ type: 'array', items: { type: 'object', required: ['id', 'available'] } });
 export const SOURCE_COVERAGE_REPLY = v1Envelope({ type: 'object' });
+const PLAN_TABLE = (Object.keys(PLANS) as PlanName[]).map((n) => {
+  const p = PLANS[n];
+  return `| ${n} | ${p.subscribable ? `${p.price.amount} ${p.price.currency}/month` : 'not sold (exception limits only)'} | ${p.monthly} | ${p.burst} |`;
+}).join('\n');
+const nullable = (schema: Record<string, unknown>) => ({ oneOf: [{ type: 'null' }, schema] });
+const named = { type: 'object', required: ['id', 'name'], properties: { id: str, name: str } };
+/** Generated from the plan table (server/state/plans.ts), like the README's. */
 export const KEY_REPLY = v1Envelope({
-  type: 'object', required: ['key_id', 'tier', 'monthly_quota', 'current_usage', 'remaining_calls', 'last_used', 'status'],
+  type: 'object', required: ['key_id', 'tier', 'monthly_quota', 'current_usage', 'remaining_calls', 'last_used', 'status', 'plan', 'price', 'account', 'project'],
+  description: `The calling key: its tier (a plan, or \`exception\` while an administrator's exception grants free use), the limits plan in force, price, quota and this month's usage, and its own account and project.\n\n| plan | price | requests per month | burst per second |\n|---|---|---|---|\n${PLAN_TABLE}`,
   properties: {
-    key_id: str, tier: { enum: Object.keys(PLANS) }, monthly_quota: int, current_usage: int, remaining_calls: int,
+    key_id: str, tier: { enum: [...Object.keys(PLANS), 'exception'] }, monthly_quota: int, current_usage: int, remaining_calls: int,
     last_used: { type: ['string', 'null'] }, status: { enum: ['active', 'revoked'] },
+    plan: { enum: Object.keys(PLANS), description: 'The plan whose monthly quota and burst apply (an exception names one).' },
+    price: { type: 'object', required: ['amount', 'currency'], properties: { amount: { type: 'number' }, currency: { const: 'USD' } }, description: 'Monthly price; 0 under an exception.' },
+    burst_per_second: int, month: str, resets_at: str, revoke_at: { type: ['string', 'null'] },
+    account: nullable(named), project: nullable(named),
+    subscription: nullable({ type: 'object', required: ['id', 'plan', 'status', 'started', 'ends_at'], properties: { id: str, plan: { enum: Object.keys(PLANS) }, status: { enum: ['active', 'cancelling'] }, started: str, ends_at: { type: ['string', 'null'] } } }),
+    exception: nullable({ type: 'object', required: ['id', 'reason', 'limits', 'granted', 'ends_at'], properties: { id: str, reason: str, limits: { enum: Object.keys(PLANS) }, granted: str, ends_at: { type: ['string', 'null'] } } }),
   },
 });
 export const TRANSLATIONS_REPLY = v1Envelope({
