@@ -7,7 +7,7 @@ import { unwatchFile, watchFile } from 'node:fs';
 import path from 'node:path';
 import { tryLock } from './state/lock.ts';
 import { currentPointer } from '../pipeline/paths.ts';
-import { authenticate, Limits, SCRIPTURE_CREDENTIALS } from './auth.ts';
+import { authenticate, Limits, SCRIPTURE_CREDENTIALS, TurnBatcher, type Charger } from './auth.ts';
 import { PUBLIC, SCRIPTURE, SURFACES, platformSurface } from './surfaces.ts';
 import { ROUTES, datasetRoutes } from './routes.ts';
 import type { DatasetSource } from '../sources/contract.ts';
@@ -19,6 +19,7 @@ import { sendDownload } from './downloads.ts';
 import { Lru, Release } from './release.ts';
 import { KeyStore } from './state/keys.ts';
 import { QuotaStore } from './state/quota.ts';
+import type { QuotaView } from './handlers.ts';
 
 export interface AppOptions {
   dist: string;
@@ -47,6 +48,17 @@ export interface App {
   close: () => Promise<void>;
 }
 
+/** A worker of `serve --workers N` (server/cluster.ts): the primary holds the lock and counts. */
+export interface WorkerApp extends Omit<App, 'quota'> {
+  quota: QuotaView;
+}
+
+/** Limits and counts owned elsewhere (the cluster primary), for createWorkerApp. */
+export interface SharedLimits {
+  charger: Charger;
+  quota: QuotaView;
+}
+
 const MAX_HEADER_BYTES = 16 * 1024;
 /** README "HTTP edges": headers within 10 s (408 after), a whole request within 30 s. */
 export const HEADERS_TIMEOUT_MS = 10_000;
@@ -60,19 +72,33 @@ export function createApp(opts: AppOptions): App {
   const log = opts.log ?? ((m: string) => console.error(m));
   // One server per state folder: two would append to and compact one journal.
   const unlock = tryLock(path.join(opts.stateDir, 'server.lock'), log);
-  let keys: KeyStore;
   let quota: QuotaStore;
-  let release: Release;
   try {
-    keys = new KeyStore(opts.stateDir, log);
     quota = new QuotaStore(opts.stateDir, { log, ...opts.quota });
     quota.open();
-    release = watched(opts.release ?? new Release(opts.dist));
+    const limits = new Limits(quota);
+    // ALMANAC_TURN_BATCH=0 charges each request on its own (bench/serve.ts compares).
+    const charger = process.env.ALMANAC_TURN_BATCH === '0' ? limits : new TurnBatcher((keys) => limits.chargeMany(keys));
+    const app = assemble(opts, log, quota, charger, () => {
+      quota.close();
+      unlock();
+    });
+    return { ...app, quota };
   } catch (err) {
     unlock();
     throw err;
   }
-  const limits = new Limits(quota);
+}
+
+/** The HTTP side of a worker: keys and release of its own, limits and counts through `shared`. */
+export function createWorkerApp(opts: AppOptions, shared: SharedLimits): WorkerApp {
+  const log = opts.log ?? ((m: string) => console.error(m));
+  return { ...assemble(opts, log, shared.quota, shared.charger, () => {}), quota: shared.quota };
+}
+
+function assemble(opts: AppOptions, log: (m: string) => void, quota: QuotaView, limits: Charger, onClose: () => void): Omit<App, 'quota'> {
+  const keys = new KeyStore(opts.stateDir, log);
+  let release = watched(opts.release ?? new Release(opts.dist));
   function watched(r: Release) {
     r.onCorrupt = (file) => log(`release ${r.id}: ${file} does not match its manifest checksum; it answers 503 release_corrupt and /healthz reports degraded`);
     return r;
@@ -125,7 +151,8 @@ export function createApp(opts: AppOptions): App {
         // One stat of keys.json (about 2 µs): a revoke applies to the very next request.
         keys.reload();
         key = authenticate(req, search, keys, surface.credentials!);
-        limitHeaders = limits.charge(key);
+        const charged = limits.charge(key);
+        limitHeaders = (charged instanceof Promise ? await charged : charged).headers;
       }
       // The key= credential is not a query parameter of any endpoint.
       if (surface.credentials === SCRIPTURE_CREDENTIALS) search.delete('key');
@@ -196,13 +223,11 @@ export function createApp(opts: AppOptions): App {
   return {
     server,
     keys,
-    quota,
     release: () => release,
     close: () => new Promise<void>((resolve) => {
       unwatchFile(pointer);
       server.close(() => {
-        quota.close();
-        unlock();
+        onClose();
         resolve();
       });
       server.closeAllConnections();
