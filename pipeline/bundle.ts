@@ -144,9 +144,9 @@ export async function writeBundle(opts: BundleOptions = {}): Promise<Downloads &
     release, pipeline_version: manifest.pipeline_version, built_at, archive: name,
     datasets: Object.fromEntries(ids.map((id) => [id, datasets[id]])), absent, files,
   });
-  const tail = async (part: string, m: BundleMeta, shared: string[] = []) => {
+  const tail = async (part: string, m: BundleMeta, shared: string[] = [], more: { path: string; content: () => Buffer }[] = []) => {
     const metaJson = Buffer.from(JSON.stringify(m, null, 1) + '\n');
-    await gzipMember(part, [...shared.map(entry), { path: `${root}/${bundleMetaPath(m.archive)}`, content: () => metaJson }], true);
+    await gzipMember(part, [...shared.map(entry), ...more, { path: `${root}/${bundleMetaPath(m.archive)}`, content: () => metaJson }], true);
   };
 
   try {
@@ -174,7 +174,10 @@ export async function writeBundle(opts: BundleOptions = {}): Promise<Downloads &
     // Everything: every dataset's compressed member, then the release-wide files and metadata.
     const shared = [OPENAPI, OPENAPI_V1, LICENCES].filter((p) => manifest.files[p]);
     const allEnd = path.join(tmp, '.parts', 'all.end.gz');
-    await tail(allEnd, meta(BUNDLE_ALL, ids, filesOf(ids, shared), (manifest.absent as Record<string, string>) ?? {}), shared);
+    // The release's own manifest.json rides along, so `npm run release:pull` can rebuild the
+    // release under the same id on another machine (pipeline/release-pull.ts).
+    const manifestEntry = { path: `${root}/${MANIFEST}`, content: () => readFileSync(path.join(dir, MANIFEST)) };
+    await tail(allEnd, meta(BUNDLE_ALL, ids, filesOf(ids, shared), (manifest.absent as Record<string, string>) ?? {}), shared, [manifestEntry]);
     await concat(path.join(tmp, archiveFile(BUNDLE_ALL)), [...bodyParts, allEnd]);
     archives.unshift({ name: BUNDLE_ALL, file: archiveFile(BUNDLE_ALL), kind: 'all', datasets: ids, records: ids.reduce((n, id) => n + datasets[id].records, 0), size: 0, sha256: '' });
     for (const a of archives) {

@@ -7,7 +7,7 @@ import { unwatchFile, watchFile } from 'node:fs';
 import path from 'node:path';
 import { tryLock } from './state/lock.ts';
 import { currentPointer } from '../pipeline/paths.ts';
-import { authenticate, Limits, SCRIPTURE_CREDENTIALS } from './auth.ts';
+import { authenticate, Limits, SCRIPTURE_CREDENTIALS, TurnBatcher, type Chargeable, type Charger } from './auth.ts';
 import { PUBLIC, SCRIPTURE, SURFACES, platformSurface } from './surfaces.ts';
 import { ROUTES, datasetRoutes } from './routes.ts';
 import type { DatasetSource } from '../sources/contract.ts';
@@ -24,6 +24,7 @@ import { sendDownload } from './downloads.ts';
 import { Lru, Release } from './release.ts';
 import { KeyStore } from './state/keys.ts';
 import { QuotaStore } from './state/quota.ts';
+import type { QuotaView } from './handlers.ts';
 
 export interface AppOptions {
   dist: string;
@@ -71,6 +72,17 @@ export interface App {
   close: () => Promise<void>;
 }
 
+/** A worker of `serve --workers N` (server/cluster.ts): the primary holds the lock and counts. */
+export interface WorkerApp extends Omit<App, 'quota'> {
+  quota: QuotaView;
+}
+
+/** Limits and counts owned elsewhere (the cluster primary), for createWorkerApp. */
+export interface SharedLimits {
+  charger: Charger;
+  quota: QuotaView;
+}
+
 const MAX_HEADER_BYTES = 16 * 1024;
 /** README "HTTP edges": headers within 10 s (408 after), a whole request within 30 s. */
 export const HEADERS_TIMEOUT_MS = 10_000;
@@ -84,19 +96,33 @@ export function createApp(opts: AppOptions): App {
   const log = opts.log ?? ((m: string) => console.error(m));
   // One server per state folder: two would append to and compact one journal.
   const unlock = tryLock(path.join(opts.stateDir, 'server.lock'), log);
-  let keys: KeyStore;
   let quota: QuotaStore;
-  let release: Release;
   try {
-    keys = new KeyStore(opts.stateDir, log, { now: opts.now });
     quota = new QuotaStore(opts.stateDir, { log, ...opts.quota });
     quota.open();
-    release = watched(opts.release ?? new Release(opts.dist));
+    const limits = new Limits(quota);
+    // ALMANAC_TURN_BATCH=0 charges each request on its own (bench/serve.ts compares).
+    const charger = process.env.ALMANAC_TURN_BATCH === '0' ? limits : new TurnBatcher((keys) => limits.chargeMany(keys));
+    const app = assemble(opts, log, quota, charger, () => {
+      quota.close();
+      unlock();
+    });
+    return { ...app, quota };
   } catch (err) {
     unlock();
     throw err;
   }
-  const limits = new Limits(quota);
+}
+
+/** The HTTP side of a worker: keys and release of its own, limits and counts through `shared`. */
+export function createWorkerApp(opts: AppOptions, shared: SharedLimits): WorkerApp {
+  const log = opts.log ?? ((m: string) => console.error(m));
+  return { ...assemble(opts, log, shared.quota, shared.charger, () => {}), quota: shared.quota };
+}
+
+function assemble(opts: AppOptions, log: (m: string) => void, quota: QuotaView, limits: Charger, onClose: () => void): Omit<App, 'quota'> {
+  const keys = new KeyStore(opts.stateDir, log, { now: opts.now });
+  let release = watched(opts.release ?? new Release(opts.dist));
   function watched(r: Release) {
     r.onCorrupt = (file) => log(`release ${r.id}: ${file} does not match its manifest checksum; it answers 503 release_corrupt and /healthz reports degraded`);
     return r;
@@ -126,7 +152,7 @@ export function createApp(opts: AppOptions): App {
   async function handle(req: IncomingMessage, res: ServerResponse) {
     let limitHeaders: HeaderList = [];
     /** The key to bill once the answer is known (never for /api/v1/key, a 304, or a 429). */
-    let billKey: Caller | undefined;
+    let billKey: Chargeable | undefined;
     try {
       if (req.method === 'OPTIONS') {
         res.writeHead(204, PREFLIGHT_HEADERS);
@@ -157,9 +183,12 @@ export function createApp(opts: AppOptions): App {
         const now = keys.now();
         key = authenticate(req, search, keys, surface.credentials!, now);
         // Usage is counted per project (under its first key's id), so a rotation keeps the month's count.
-        const metered = { ...key, id: meterOf(key) };
-        limitHeaders = limits.admit(metered, free || !!req.headers['if-none-match'], now);
-        if (!free) billKey = metered;
+        const metered = { id: meterOf(key), plan: key.plan };
+        // A request that may end unbilled (/api/v1/key, a conditional one) is admitted now and billed once its answer is known.
+        const deferred = free || !!req.headers['if-none-match'];
+        const charged = limits.charge(deferred ? { ...metered, mode: 'admit' } : metered, now);
+        limitHeaders = (charged instanceof Promise ? await charged : charged).headers;
+        if (deferred && !free) billKey = metered;
       }
       // The key= credential is not a query parameter of any endpoint.
       if (surface.credentials === SCRIPTURE_CREDENTIALS) search.delete('key');
@@ -179,10 +208,12 @@ export function createApp(opts: AppOptions): App {
         if (age !== null) headers.push('data-age', String(age));
       }
       /** Bills the request (unless free) just before a billed answer is sent. */
-      const bill = () => {
+      const bill = async () => {
         const k = billKey;
         billKey = undefined;
-        return k ? limits.bill(k, now) : limitHeaders;
+        if (!k) return limitHeaders;
+        const charged = limits.charge({ ...k, mode: 'bill' }, now);
+        return (charged instanceof Promise ? await charged : charged).headers;
       };
       const cacheable = route.auth && route.cache !== false;
       // Staleness flips at most once per release and dataset: part of the key, so a cached body never says stale wrongly.
@@ -203,7 +234,7 @@ export function createApp(opts: AppOptions): App {
         }
       }
       const sel = select(req, body);
-      if (!sel.notModified) limitHeaders = bill();
+      if (!sel.notModified) limitHeaders = await bill();
       await sendRepresentation(req, res, body, sel, [...headers, ...limitHeaders]);
       // Now with its compressed form, if one was made: account for it.
       if (body instanceof Encoded && cacheable) cacheResponse(cacheKey, body);
@@ -213,7 +244,8 @@ export function createApp(opts: AppOptions): App {
       // except the limits' own refusals; a month used up turns it into the 429.
       if (billKey && err instanceof ApiError && err.status !== 429 && err.code !== 'state_unavailable') {
         try {
-          limitHeaders = limits.bill(billKey);
+          const charged = limits.charge({ ...billKey, mode: 'bill' });
+          limitHeaders = (charged instanceof Promise ? await charged : charged).headers;
         } catch (billing) {
           err = billing;
         }
@@ -261,13 +293,11 @@ export function createApp(opts: AppOptions): App {
   return {
     server,
     keys,
-    quota,
     release: () => release,
     close: () => new Promise<void>((resolve) => {
       unwatchFile(pointer);
       server.close(() => {
-        quota.close();
-        unlock();
+        onClose();
         resolve();
       });
       server.closeAllConnections();

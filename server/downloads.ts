@@ -104,13 +104,13 @@ const HEADERS = [
  * carries the `admitted` (uncounted) ones.
  * Archives are already gzip: never content-encoded, so Range offsets are file offsets.
  */
-export function sendDownload(req: IncomingMessage, res: ServerResponse, f: DownloadReply, policy: string[], admitted: string[], bill: () => string[]) {
+export async function sendDownload(req: IncomingMessage, res: ServerResponse, f: DownloadReply, policy: string[], admitted: string[], bill: () => Promise<string[]>) {
   const base = [...HEADERS, ...policy, 'content-type', f.type, 'etag', f.etag, 'content-disposition', `attachment; filename="${f.name}"`];
   if (notModified(req, f.etag)) {
     res.writeHead(304, [...base, ...admitted]);
     return res.end();
   }
-  const headers = [...base, ...bill()];
+  const headers = [...base, ...(await bill())];
   const ifRange = req.headers['if-range'] as string | undefined;
   const range = ifRange && ifRange.trim() !== f.etag ? null : parseRange(req.headers.range, f.size);
   const [start, end] = range ?? [0, f.size - 1];

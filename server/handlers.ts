@@ -21,8 +21,11 @@ export interface Ctx {
   path: string;
   /** The calling key (absent on public routes). */
   key?: KeyRecord;
-  quota: QuotaStore;
+  quota: QuotaView;
 }
+
+/** What handlers read of the counters (a cluster worker has a view of the primary's). */
+export type QuotaView = Pick<QuotaStore, 'dir' | 'used' | 'lastUsed'>;
 
 export type Reply =
   | { kind: 'json'; body: Buffer | string }

@@ -9,7 +9,9 @@ import { distDir, stateDir } from '../pipeline/paths.ts';
 import type { Manifest } from '../pipeline/writer.ts';
 import { readBundle } from '../reader/index.ts';
 import { ALL_SOURCES } from '../sources/index.ts';
-import { createApp } from './app.ts';
+import cluster from 'node:cluster';
+import { createApp, createWorkerApp } from './app.ts';
+import { runPrimary, runWorker, workerCount } from './cluster.ts';
 import { Release } from './release.ts';
 
 /** An extracted bundle as a Release: its merged archive metadata is the manifest; datasets it lacks answer 503. */
@@ -21,16 +23,42 @@ export function bundleRelease(dir: string): Release {
   return new Release(b.root, undefined, { id: b.release, dir: b.root, manifest });
 }
 
-export async function serve(env: NodeJS.ProcessEnv = process.env, args: string[] = []) {
-  const { values } = parseArgs({ args, options: { bundle: { type: 'string' }, open: { type: 'boolean', default: false } } });
-  const app = createApp({
+const parse = (args: string[]) => parseArgs({ args, options: { bundle: { type: 'string' }, open: { type: 'boolean', default: false }, workers: { type: 'string' } } });
+
+function options(env: NodeJS.ProcessEnv, args: string[]) {
+  const { values } = parse(args);
+  const opts = {
     dist: distDir(env), stateDir: stateDir(env), open: values.open,
     ...(values.bundle ? { release: bundleRelease(values.bundle) } : {}),
-  });
+  };
+  return { values, opts, host: env.HOST ?? '127.0.0.1', port: Number(env.PORT ?? 8080) };
+}
+
+/** `npm run serve`: one process, or with `--workers N` a primary and N workers (server/cluster.ts). */
+export async function serveMain(env: NodeJS.ProcessEnv, args: string[]) {
+  if (cluster.isWorker) {
+    const { opts, host, port } = options(env, args);
+    return void await runWorker((shared) => createWorkerApp(opts, shared), opts.stateDir, host, port);
+  }
+  const { values } = parse(args);
+  const workers = workerCount(values.workers);
+  if (workers === 1) return void await serve(env, args);
+  // The workers read the release and the bundle; the primary only needs the state folder.
+  const { opts, host } = options(env, args);
+  // README "Scale-out": the primary holds the state folder and counts; workers serve.
+  const p = await runPrimary({ stateDir: opts.stateDir, n: workers });
+  const what = values.bundle ? `bundle ${values.bundle} (release ${p.release})` : `release ${p.release}`;
+  console.log(`serving ${what} on http://${host}:${p.port} with ${workers} workers (pids ${p.workers().join(' ')})${values.open ? ' with no keys (--open)' : ` (state in ${opts.stateDir})`}`);
+  const stop = () => p.stop().then(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+export async function serve(env: NodeJS.ProcessEnv = process.env, args: string[] = []) {
+  const { values, opts, host, port } = options(env, args);
+  const app = createApp(opts);
   // Cold search indexes load before the first client arrives (README "Query rules").
   await app.release().warmSearch();
-  const host = env.HOST ?? '127.0.0.1';
-  const port = Number(env.PORT ?? 8080);
   await new Promise<void>((resolve) => app.server.listen(port, host, resolve));
   const addr = app.server.address();
   const bound = typeof addr === 'object' && addr ? addr.port : port;
@@ -43,7 +71,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env, args: string[]
 }
 
 if (isMain(import.meta.url)) {
-  serve(process.env, process.argv.slice(2)).catch((err) => {
+  serveMain(process.env, process.argv.slice(2)).catch((err) => {
     console.error(`cannot start: ${err.message}`);
     process.exit(1);
   });

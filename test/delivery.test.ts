@@ -238,10 +238,13 @@ describe('over the shared release', () => {
     expect(a.headers['ratelimit-policy']).toBe(`"monthly";q=10000000;w=${MONTHLY_WINDOW_SECONDS}, "burst";q=100000;w=1`);
     expect(b.headers['ratelimit-policy']).toBe(a.headers['ratelimit-policy']);
     // At two moments of the month (different seconds to the reset) the policy is the same.
-    const limits = new Limits({ usedIn: () => 0, count: () => 1 } as any);
+    const fresh = () => {
+      let n = 0;
+      return new Limits({ usedIn: () => n, countMany: (ids: string[]) => void (n += ids.length) } as any);
+    };
     const k = { id: 'k', plan: 'basic' } as any;
-    const early = limits.charge(k, Date.UTC(2026, 10, 2));
-    const late = limits.charge(k, Date.UTC(2026, 10, 29, 12));
+    const early = fresh().charge(k, Date.UTC(2026, 10, 2)).headers;
+    const late = fresh().charge(k, Date.UTC(2026, 10, 29, 12)).headers;
     expect(early[1]).toBe(late[1]);
     expect(early[3]).not.toBe(late[3]);
     expect(late[3]).toBe(`"monthly";r=24999;t=${36 * 3600}`);

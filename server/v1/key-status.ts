@@ -8,14 +8,14 @@
 import type { Caller } from '../state/accounts.ts';
 import { PLANS, monthOf, nextMonthStart } from '../state/plans.ts';
 import { meterOf } from '../state/accounts.ts';
-import type { QuotaStore } from '../state/quota.ts';
+import type { QuotaView } from '../handlers.ts';
 
 const iso = (s: number) => new Date(s * 1000).toISOString();
 
-export function keyStatus(k: Caller, quota: QuotaStore, now = k.at ?? Date.now()) {
+export function keyStatus(k: Caller, quota: QuotaView, now = k.at ?? Date.now()) {
   const plan = PLANS[k.plan];
   const meter = meterOf(k);
-  const used = quota.usedIn(meter, monthOf(now));
+  const used = quota.used(meter, now);
   const last = quota.lastUsed(meter);
   const a = k.access;
   const sub = a?.subscription;

@@ -1,0 +1,74 @@
+/**
+ * `npm run bench:hot-path`: the per-request pieces of the full path that issue 14 changed,
+ * each measured in-process in CPU time (process.cpuUsage, so a loaded machine inflates
+ * less than wall time would), before and after:
+ *   key check   SHA-256 + map lookup + constant-time compare, against the presented-key map;
+ *   counting    one journal write(2) per request, against one per batch of 16 (a turn);
+ *   limits      Limits.charge per request, against chargeMany per batch of 16.
+ * BENCH_N sets the iterations (default 200,000).
+ */
+import { rmSync } from 'node:fs';
+import { Limits } from '../server/auth.ts';
+import { KeyStore } from '../server/state/keys.ts';
+import { QuotaStore } from '../server/state/quota.ts';
+import { tempDir } from '../test/helpers.ts';
+
+const N = Number(process.env.BENCH_N ?? 200_000);
+const BATCH = 16;
+
+function cpuUs(fn: () => void): number {
+  fn(); // warm-up pass (JIT)
+  const t0 = process.cpuUsage();
+  fn();
+  const d = process.cpuUsage(t0);
+  return (d.user + d.system) / N;
+}
+
+const dir = tempDir('almanac-bench-hot-');
+try {
+  const keys = new KeyStore(dir, () => {});
+  const { secret, record } = keys.create('development', 'bench');
+  const hashed = cpuUs(() => {
+    for (let i = 0; i < N; i++) {
+      (keys as any).known.clear(); // as before the map: every request hashes the key
+      keys.verify(secret);
+    }
+  });
+  const cached = cpuUs(() => {
+    for (let i = 0; i < N; i++) keys.verify(secret);
+  });
+  const stat = cpuUs(() => {
+    for (let i = 0; i < N; i++) keys.reload();
+  });
+
+  const quota = new QuotaStore(dir, { compactBytes: 2 ** 40 });
+  quota.open();
+  const one = cpuUs(() => {
+    for (let i = 0; i < N; i++) quota.count(record.id);
+  });
+  const ids = Array(BATCH).fill(record.id);
+  const many = cpuUs(() => {
+    for (let i = 0; i < N; i += BATCH) quota.countMany(ids);
+  });
+  const limits = new Limits(quota);
+  // A clock that advances 20 µs per request, so the development plan's burst (100,000 a
+  // second) never refuses and every charge is counted.
+  let now = Date.now();
+  const charge = cpuUs(() => {
+    for (let i = 0; i < N; i++) limits.charge(record, (now += 0.02));
+  });
+  const recs = Array(BATCH).fill(record);
+  const chargeMany = cpuUs(() => {
+    for (let i = 0; i < N; i += BATCH) limits.chargeMany(recs, (now += 0.02 * BATCH));
+  });
+  quota.close();
+
+  const row = (what: string, before: number, after: number) => console.log(`${what.padEnd(44)} ${before.toFixed(2).padStart(7)} µs → ${after.toFixed(2).padStart(6)} µs per request`);
+  console.log(`${N} iterations, CPU time per request (node ${process.version})`);
+  row('key check: SHA-256 every time → key map', hashed, cached);
+  row(`journal: write(2) per request → per ${BATCH}`, one, many);
+  row(`limits + journal: charge → chargeMany(${BATCH})`, charge, chargeMany);
+  console.log(`keys.json stat before each authentication (unchanged): ${stat.toFixed(2)} µs`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

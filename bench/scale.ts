@@ -1,0 +1,230 @@
+/**
+ * `npm run bench`: almanac's full path against nginx and node's own floor, in one run
+ * (issue 14). Targets, each serving the same bytes:
+ *   nginx      the almanac response saved as a file, Debian's nginx with its own config
+ *              in a temp folder (skipped with a message if nginx is absent);
+ *   node:http  a bare server answering that buffer (the floor of this stack);
+ *   sirv       that file through sirv;
+ *   almanac    the full path (key, burst, durable count, record) with 1 and N workers.
+ * Responses: ~3.4 KB (`/apis/elements/Fe`, the issue's probe) and ~64 KB
+ * (`/apis/elements?limit=33`), identity encoding, at 64 and 256 connections. The load
+ * generator is wrk (falls back to autocannon); single-process servers are pinned to core 0
+ * and the load generator to core 1 with taskset where the machine has two cores or more.
+ * Server CPU per request is the utime+stime delta of the server's whole process tree
+ * (/proc). BENCH_SECONDS (default 5) per run; BENCH_ONLY=name,name limits targets;
+ * BENCH_WORKERS (default 2) sets N.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { build } from '../pipeline/build.ts';
+import { PROJECT_ROOT } from '../pipeline/paths.ts';
+import elements from '../sources/elements.ts';
+import { KeyStore } from '../server/state/keys.ts';
+import { cleanup, quiet, tempDir } from '../test/helpers.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
+const ONLY = process.env.BENCH_ONLY?.split(',');
+const CONNS = (process.env.BENCH_CONNS ?? '64,256').split(',').map(Number);
+const cores = availableParallelism();
+const has = (bin: string) => { try { execFileSync('which', [bin], { stdio: 'ignore' }); return true; } catch { return false; } };
+const PIN = cores >= 2 && has('taskset');
+const WRK = has('wrk');
+const pinned = (cpu: string, cmd: string, args: string[]): [string, string[]] => (PIN ? ['taskset', ['-c', cpu, cmd, ...args]] : [cmd, args]);
+
+/** Every pid in the tree under `root` (the primary and its workers; nginx and its workers). */
+function tree(root: number): number[] {
+  const kids = new Map<number, number[]>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const ppid = Number(readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+      kids.set(ppid, [...(kids.get(ppid) ?? []), Number(d)]);
+    } catch { /* gone */ }
+  }
+  const out = [root];
+  for (let i = 0; i < out.length; i++) out.push(...(kids.get(out[i]) ?? []));
+  return out;
+}
+function cpuSeconds(pids: number[]): number {
+  let t = 0;
+  for (const p of pids) {
+    try {
+      const f = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
+      t += (Number(f[11]) + Number(f[12])) / 100;
+    } catch { /* gone */ }
+  }
+  return t;
+}
+
+interface Result { rps: number; p50: number; p99: number; p999: number; max: number; cpuUs: number; errors: number }
+
+const LUA = `
+done = function(summary, latency, requests)
+  io.write(string.format("RESULT %d %d %d %d %d %d %d\\n", summary.requests, summary.duration,
+    latency:percentile(50), latency:percentile(99), latency:percentile(99.9), latency.max,
+    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout + summary.errors.status))
+end`;
+
+async function load(url: string, headers: Record<string, string>, conns: number, seconds: number, root: number, luaFile: string): Promise<Result> {
+  const pids = tree(root);
+  if (WRK) {
+    const hdr = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
+    const run = (s: number) => {
+      const [cmd, args] = pinned('1', 'wrk', ['-t1', `-c${conns}`, `-d${s}s`, '--timeout', '10s', '-s', luaFile, ...hdr, url]);
+      return execFileSync(cmd, args, { encoding: 'utf8' });
+    };
+    run(1); // warm-up
+    const cpu0 = cpuSeconds(pids);
+    const out = run(seconds);
+    const cpu = cpuSeconds(pids) - cpu0;
+    const [n, us, p50, p99, p999, max, errors] = /RESULT (.*)/.exec(out)![1].split(' ').map(Number);
+    return { rps: n / (us / 1e6), p50: p50 / 1000, p99: p99 / 1000, p999: p999 / 1000, max: max / 1000, cpuUs: (cpu / n) * 1e6, errors };
+  }
+  await autocannon({ url, headers, connections: conns, duration: 1 });
+  const cpu0 = cpuSeconds(pids);
+  const r = await autocannon({ url, headers, connections: conns, duration: seconds });
+  const cpu = cpuSeconds(pids) - cpu0;
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, p999: r.latency.p99_9, max: r.latency.max, cpuUs: (cpu / r.requests.total) * 1e6, errors: r.errors + r.non2xx };
+}
+
+function started(child: ChildProcess, pattern: RegExp): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const on = (c: Buffer) => {
+      out += c;
+      const m = pattern.exec(out);
+      if (m) resolve(Number(m[1]));
+    };
+    child.stdout?.on('data', on);
+    child.stderr?.on('data', on);
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${out.slice(-500)}`)));
+  });
+}
+
+const work = tempDir('almanac-bench-scale-');
+chmodSync(work, 0o755); // nginx's workers run as another user when started by root
+const dist = path.join(work, 'dist');
+await build({ env: { ALMANAC_DIST: dist, ALMANAC_CACHE: path.join(work, 'cache') }, sources: [elements], log: quiet });
+const state = path.join(work, 'state');
+const key = new KeyStore(state).create('development', 'bench').secret;
+const auth = { 'x-service-key': key };
+const luaFile = path.join(work, 'report.lua');
+writeFileSync(luaFile, LUA);
+const children: ChildProcess[] = [];
+const kill = (c: ChildProcess) => new Promise((r) => { if (c.exitCode !== null || c.signalCode !== null) return r(null); c.once('exit', r); c.kill('SIGTERM'); });
+
+async function almanac(workers: number) {
+  const args = ['--import', 'tsx', 'server/main.ts', ...(workers > 1 ? ['--workers', String(workers)] : [])];
+  // One process: pinned to core 0 like the other single-process servers. N workers use every core.
+  const [cmd, a] = workers > 1 ? [process.execPath, args] : pinned('0', process.execPath, args);
+  const child = spawn(cmd, a, { cwd: PROJECT_ROOT, env: { ...process.env, ALMANAC_DIST: dist, ALMANAC_STATE_DIR: state, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  const port = await started(child, /on http:\/\/[\d.]+:(\d+)/);
+  return { child, base: `http://127.0.0.1:${port}` };
+}
+
+const SIZES = [{ name: '3.4 KB', path: '/apis/elements/Fe' }, { name: '64 KB', path: '/apis/elements?limit=33' }];
+const rows: { target: string; size: string; conns: number; r: Result }[] = [];
+try {
+  // The bytes every target serves: almanac's own responses.
+  const probe = await almanac(1);
+  const files = path.join(work, 'www');
+  mkdirSync(files);
+  for (const [i, s] of SIZES.entries()) writeFileSync(path.join(files, `r${i}.json`), Buffer.from(await (await fetch(probe.base + s.path, { headers: auth })).arrayBuffer()));
+  await kill(probe.child);
+
+  const targets: { name: string; start: () => Promise<{ child: ChildProcess; base: string }>; path: (i: number) => string; headers?: Record<string, string> }[] = [];
+  if (has('nginx')) {
+    targets.push({
+      name: 'nginx', path: (i) => `/r${i}.json`,
+      start: async () => {
+        const port = await freePort();
+        const conf = path.join(work, 'nginx.conf');
+        mkdirSync(path.join(work, 'nginx'), { recursive: true });
+        // One worker, as node's one process: per-core comparison.
+        writeFileSync(conf, `daemon off; worker_processes 1; pid ${work}/nginx/pid; error_log stderr error;
+events { worker_connections 1024; }
+http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000; default_type application/json;
+  client_body_temp_path ${work}/nginx; proxy_temp_path ${work}/nginx; fastcgi_temp_path ${work}/nginx; uwsgi_temp_path ${work}/nginx; scgi_temp_path ${work}/nginx;
+  server { listen 127.0.0.1:${port}; root ${files}; } }
+`);
+        const [cmd, a] = pinned('0', 'nginx', ['-c', conf, '-p', work]);
+        const child = spawn(cmd, a, { stdio: ['ignore', 'inherit', 'inherit'] });
+        children.push(child);
+        for (let i = 0; ; i++) {
+          try {
+            const r = await fetch(`http://127.0.0.1:${port}/r0.json`);
+            if (r.status !== 200) throw new Error(`nginx answered ${r.status}`);
+            break;
+          } catch (err) {
+            if (i > 50) throw err;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
+        return { child, base: `http://127.0.0.1:${port}` };
+      },
+    });
+  } else console.log('nginx not installed: its rows are skipped (apt-get install -y nginx)');
+  targets.push(
+    { name: 'node:http', path: (i) => `/r${i}`, start: async () => nodeTarget(['floor', files]) },
+    { name: 'sirv', path: (i) => `/r${i}.json`, start: async () => nodeTarget(['sirv', files]) },
+    { name: 'almanac 1 process', path: (i) => SIZES[i].path, headers: auth, start: () => almanac(1) },
+    { name: `almanac ${WORKERS} workers`, path: (i) => SIZES[i].path, headers: auth, start: () => almanac(WORKERS) },
+  );
+  for (const t of targets) {
+    if (ONLY && !ONLY.some((o) => t.name.startsWith(o))) continue;
+    const s = await t.start();
+    try {
+      for (const [i, size] of SIZES.entries()) {
+        for (const conns of CONNS) {
+          const r = await load(s.base + t.path(i), t.headers ?? {}, conns, SECONDS, s.child.pid!, luaFile);
+          rows.push({ target: t.name, size: size.name, conns, r });
+          console.error(`${t.name} ${size.name} c=${conns}: ${r.rps.toFixed(0)} req/s, ${r.cpuUs.toFixed(1)} µs CPU/req, p99 ${r.p99.toFixed(2)} ms, max ${r.max.toFixed(1)} ms${r.errors ? `, ${r.errors} errors` : ''}`);
+        }
+      }
+    } finally {
+      await kill(s.child);
+    }
+  }
+} finally {
+  for (const c of children) await kill(c);
+  cleanup(work);
+}
+
+/** A port nothing listens on now (nginx needs one in its config). */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createNetServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function nodeTarget(args: string[]) {
+  const [cmd, a] = pinned('0', process.execPath, ['--import', 'tsx', 'bench/scale-target.ts', ...args]);
+  const child = spawn(cmd, a, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  const port = await started(child, /listening (\d+)/);
+  return { child, base: `http://127.0.0.1:${port}` };
+}
+
+const find = (target: string, size: string, conns: number) => rows.find((x) => x.target.startsWith(target) && x.size === size && x.conns === conns)?.r;
+console.log(`\n${SECONDS} s per run, node ${process.version}, ${cores} cores, load generator ${WRK ? 'wrk' : 'autocannon'}${PIN ? ', single-process servers on core 0 and the load generator on core 1 (taskset)' : ''}; identity encoding (br: pending)`);
+console.log('| target | response | conns | req/s | p50 ms | p99 ms | p99.9 ms | max ms | server CPU µs/req | per-CPU vs nginx | per-CPU vs node:http |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+for (const { target, size, conns, r } of rows) {
+  const ng = find('nginx', size, conns);
+  const fl = find('node:http', size, conns);
+  // Per core: requests per CPU-second, i.e. the inverse of CPU per request.
+  const vs = (b?: Result) => (b ? `${(b.cpuUs / r.cpuUs).toFixed(2)}×` : '–');
+  console.log(`| ${target} | ${size} | ${conns} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.p999.toFixed(2)} | ${r.max.toFixed(1)} | ${r.cpuUs.toFixed(1)} | ${vs(ng)} | ${vs(fl)} |${r.errors ? ` ${r.errors} errors` : ''}`);
+}
+const one = find('almanac 1', '3.4 KB', 64);
+const many = find(`almanac ${WORKERS}`, '3.4 KB', 64);
+if (one && many) console.log(`\n${WORKERS} workers vs 1 process (3.4 KB, 64 connections): ${(many.rps / one.rps).toFixed(2)}× req/s, ${(one.cpuUs / many.cpuUs).toFixed(2)}× requests per CPU-second`);
