@@ -102,7 +102,7 @@ export function createApp(opts: AppOptions): App {
     quota.open();
     const limits = new Limits(quota);
     // ALMANAC_TURN_BATCH=0 charges each request on its own (bench/serve.ts compares).
-    const charger = process.env.ALMANAC_TURN_BATCH === '0' ? limits : new TurnBatcher((keys) => limits.chargeMany(keys));
+    const charger = process.env.ALMANAC_TURN_BATCH === '0' ? limits : new TurnBatcher((keys, now) => limits.chargeMany(keys, now));
     const app = assemble(opts, log, quota, charger, () => {
       quota.close();
       unlock();

@@ -231,11 +231,16 @@ export class Limits implements Charger {
  */
 export class TurnBatcher implements Charger {
   private queue: { key: Chargeable; resolve: (c: Charged) => void; reject: (e: unknown) => void }[] = [];
-  constructor(private flushBatch: (keys: Chargeable[]) => (Charged | ApiError)[] | Promise<(Charged | ApiError)[]>) {}
+  /** The clock of the batch: the time its first request was charged at (a test clock, or now). */
+  private at = 0;
+  constructor(private flushBatch: (keys: Chargeable[], now: number) => (Charged | ApiError)[] | Promise<(Charged | ApiError)[]>) {}
 
-  charge(key: Chargeable): Promise<Charged> {
+  charge(key: Chargeable, now = Date.now()): Promise<Charged> {
     return new Promise((resolve, reject) => {
-      if (this.queue.push({ key, resolve, reject }) === 1) setImmediate(this.flush);
+      if (this.queue.push({ key, resolve, reject }) === 1) {
+        this.at = now;
+        setImmediate(this.flush);
+      }
     });
   }
 
@@ -244,7 +249,7 @@ export class TurnBatcher implements Charger {
     this.queue = [];
     let results: (Charged | ApiError)[];
     try {
-      const r = this.flushBatch(batch.map((b) => b.key));
+      const r = this.flushBatch(batch.map((b) => b.key), this.at);
       results = r instanceof Promise ? await r : r;
     } catch (err) {
       for (const b of batch) b.reject(err);

@@ -215,14 +215,14 @@ describe('over HTTP, both surfaces (the done-when flow, a movable clock)', () =>
     let k = await v1(key);
     expect(k.status).toBe(200);
     expect(k.body.data).toMatchObject({
-      tier: 'standard', plan: 'standard', price: { amount: 29, currency: 'USD' }, monthly_quota: 100000, current_usage: 2, remaining_calls: 99998,
+      tier: 'standard', plan: 'standard', price: { amount: 29, currency: 'USD' }, monthly_quota: 100000, current_usage: 1, remaining_calls: 99999, // /key itself is free
       account: { id: acc, name: 'Reading Co' }, project: { id: prj, name: 'reader' }, subscription: { plan: 'standard', status: 'active', ends_at: null }, exception: null,
     });
     expect(JSON.stringify(k.body)).not.toContain('ops@example.org');
 
     cli(d, 'change-plan', prj, '--plan', 'basic');
     k = await v1(key);
-    expect(k.body.data).toMatchObject({ tier: 'basic', price: { amount: 12 }, monthly_quota: 25000, current_usage: 3, remaining_calls: 24997 });
+    expect(k.body.data).toMatchObject({ tier: 'basic', price: { amount: 12 }, monthly_quota: 25000, current_usage: 1, remaining_calls: 24999 });
 
     cli(d, 'cancel', prj);
     expect((await v1(key)).body.data.subscription).toMatchObject({ status: 'cancelling', ends_at: '2026-12-01T00:00:00.000Z' });
@@ -254,7 +254,7 @@ describe('over HTTP, both surfaces (the done-when flow, a movable clock)', () =>
     const fresh = store(d).run((doc, tx) => T.rotate(doc, tx, { project: prj.id, grace: 30 })).secret;
     expect((await v1(old)).body.data.revoke_at).toBe(new Date(clock.t + 30_000).toISOString());
     const k = await v1(fresh);
-    expect(k.body.data.current_usage).toBe(3); // one /apis call, two /key calls, one project meter
+    expect(k.body.data.current_usage).toBe(1); // the /apis call of the old key, on the project's meter (/key is free)
     clock.t += 30_000;
     expect((await v1(old)).body.error.code).toBe('inactive_api_key');
     expect((await apis(old)).status).toBe(401);
