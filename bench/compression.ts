@@ -33,7 +33,7 @@ const key = app.keys.create('development', 'bench').secret;
 function get(p: string, encoding: string): Promise<{ ms: number; body: Buffer }> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    request(base + p, { headers: { 'x-service-key': key, 'accept-encoding': encoding } }, (res) => {
+    request(base + p, { headers: { authorization: `Bearer ${key}`, 'accept-encoding': encoding } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => resolve({ ms: performance.now() - t0, body: Buffer.concat(chunks) }));

@@ -235,9 +235,10 @@ function assemble(opts: AppOptions, log: (m: string) => void, quota: QuotaView, 
       }
       const sel = select(req, body);
       if (!sel.notModified) limitHeaders = await bill();
+      const size = body instanceof Encoded ? body.bytes : 0;
       await sendRepresentation(req, res, body, sel, [...headers, ...limitHeaders]);
-      // Now with its compressed form, if one was made: account for it.
-      if (body instanceof Encoded && cacheable) cacheResponse(cacheKey, body);
+      // A compressed form was just made: account for its bytes in the cache budget.
+      if (body instanceof Encoded && cacheable && body.bytes !== size) cacheResponse(cacheKey, body);
     } catch (thrown) {
       let err = thrown;
       // An error answered to a key is billed like any other answer (README "Plans and limits"),

@@ -69,7 +69,8 @@ describe('credentials', () => {
     const fresh = srv.key('standard');
     await call('/api/v1/translations', { authorization: `Bearer ${fresh}` });
     const r = await call('/api/v1/key', { authorization: `Bearer ${fresh}` });
-    expect(r.body.data).toMatchObject({ tier: 'standard', monthly_quota: 100000, current_usage: 2, remaining_calls: 99998 });
+    // The /key request itself is not counted (issue 12): only the translations call.
+    expect(r.body.data).toMatchObject({ tier: 'standard', monthly_quota: 100000, current_usage: 1, remaining_calls: 99999 });
     expect(Date.parse(r.body.data.last_used)).toBeGreaterThan(Date.now() - 60_000);
     expect(r.body.meta).toMatchObject({ api_version: 'v1', endpoint: 'key' });
   });
