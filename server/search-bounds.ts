@@ -154,7 +154,12 @@ export function phraseFirst(ordinals: number[], text: (ordinal: number) => strin
   // The words as whole words, separated by anything that is not a letter or digit (as the
   // tokenizer splits); one regex test per text is ~5x cheaper than tokenizing it.
   const escape = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const phrase = new RegExp(`(?<![\\p{L}\\p{N}])${words.map(escape).join('[^\\p{L}\\p{N}]+')}(?![\\p{L}\\p{N}])`, 'iu');
+  let phrase: RegExp;
+  try {
+    phrase = new RegExp(`(?<![\\p{L}\\p{N}])${words.map(escape).join('[^\\p{L}\\p{N}]+')}(?![\\p{L}\\p{N}])`, 'iu');
+  } catch {
+    return ordinals; // a word no pattern can hold (a lone surrogate): keep the scored order
+  }
   const group = (o: number) => {
     const t = joinApostrophes(text(o));
     const m = phrase.exec(t);
