@@ -24,6 +24,7 @@
  * Measured with `npm run bench:worst-query` (README "Measured").
  */
 import { searchTokenize } from '../pipeline/shards.ts';
+import { joinApostrophes } from '../pipeline/term-index.ts';
 import { ApiError } from './errors.ts';
 
 export const MAX_SEARCH_WORDS = 8;
@@ -147,15 +148,22 @@ export const PHRASE_WINDOW = 200;
  * and "the" are what makes the phrase. Reads at most PHRASE_WINDOW texts.
  */
 export function phraseFirst(ordinals: number[], text: (ordinal: number) => string, q: string): number[] {
-  const words = searchTokenize(q).map((w) => w.toLowerCase());
+  const words = searchTokenize(q);
   if (words.length < 2 || ordinals.length < 2) return ordinals;
   const head = ordinals.slice(0, PHRASE_WINDOW);
+  // The words as whole words, separated by anything that is not a letter or digit (as the
+  // tokenizer splits); one regex test per text is ~5x cheaper than tokenizing it.
+  const escape = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  let phrase: RegExp;
+  try {
+    phrase = new RegExp(`(?<![\\p{L}\\p{N}])${words.map(escape).join('[^\\p{L}\\p{N}]+')}(?![\\p{L}\\p{N}])`, 'iu');
+  } catch {
+    return ordinals; // a word no pattern can hold (a lone surrogate): keep the scored order
+  }
   const group = (o: number) => {
-    const t = searchTokenize(text(o)).map((w) => w.toLowerCase());
-    for (let i = 0; i + words.length <= t.length; i++) {
-      if (words.every((w, j) => t[i + j] === w)) return i === 0 ? 0 : 1;
-    }
-    return 2;
+    const t = joinApostrophes(text(o));
+    const m = phrase.exec(t);
+    return !m ? 2 : /^[^\p{L}\p{N}]*$/u.test(t.slice(0, m.index)) ? 0 : 1;
   };
   const groups = new Map(head.map((o) => [o, group(o)]));
   const ranked = head.map((o, i) => [o, i] as const).sort((a, b) => groups.get(a[0])! - groups.get(b[0])! || a[1] - b[1]).map(([o]) => o);

@@ -98,6 +98,19 @@ describe.skipIf(!MIRROR_ROOT)(`live feeds built from the upstream mirror ${NEEDS
     expect(sub.meta.total).toBe(0);
   });
 
+  it('takes filter values as people type them, and refuses values outside a closed set (issue 13)', async () => {
+    const total = async (p: string) => (await ok(p)).meta.total;
+    expect(await total('/apis/clinical-trials?status=completed')).toBe(100);
+    expect(await total('/apis/clinical-trials?phase=n%2Fa')).toBe(await total('/apis/clinical-trials?phase=NA'));
+    expect(await total('/apis/clinical-trials?phase=1')).toBe(await total('/apis/clinical-trials?phase=PHASE1'));
+    expect(await total('/apis/clinical-trials?phase=1')).toBeGreaterThan(0);
+    expect(await total('/apis/clinical-trials?study_type=interventional')).toBe(80);
+    expect(await total('/apis/public-companies/filings?cik=2012383')).toBe(await total('/apis/public-companies/filings?cik=0002012383'));
+    expect(await total('/apis/public-companies/filings?cik=2012383')).toBeGreaterThan(0);
+    expect(await total('/apis/weather-alerts?severity=minor&include_expired=true')).toBe(await total('/apis/weather-alerts?severity=Minor&include_expired=true'));
+    expect((await call('/apis/weather-alerts?severity=catastrophic')).body.error).toMatchObject({ code: 'invalid_parameter', details: { parameter: 'severity', allowed: ['Extreme', 'Severe', 'Moderate', 'Minor', 'Unknown'] } });
+  });
+
   it('public companies: filers by ticker or CIK, filings by form and date; eCFR titles', async () => {
     expect((await ok('/apis/public-companies/filers')).meta.total).toBe(7881);
     expect((await ok('/apis/public-companies/filings')).meta.total).toBe(11_334);

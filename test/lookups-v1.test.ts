@@ -110,6 +110,8 @@ describe('written references (ref=)', () => {
       ['1 Cor 13', '1cor.13.1', '1cor.13.13', 13],
       ['John 3-4', 'john.3.1', 'john.4.54', 90],
       ['Jude 3', 'jude.1.3', 'jude.1.3', 1],
+      ['Jude 1-3', 'jude.1.1', 'jude.1.3', 3],
+      ['Jude 1', 'jude.1.1', 'jude.1.25', 25],
       ['jn 3.16', 'john.3.16', 'john.3.16', 1],
     ];
     for (const [ref, from, to, verses] of cases) {

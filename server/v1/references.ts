@@ -10,7 +10,8 @@
  *   Book C:V-V2       verses in a chapter  Book C-C2         whole chapters C to C2
  *   Book C:V-C2:V2    across chapters      Book C:V-Book2 C2:V2   across books
  * In a book of one chapter (Obadiah, Philemon, 2–3 John, Jude) a lone number after the
- * book is a verse (`Jude 3` = Jude 1:3), as in print; `Jude 1` is the whole chapter.
+ * book is a verse (`Jude 3` = Jude 1:3, `Jude 1-3` verses 1 to 3), as in print; `Jude 1`
+ * alone is the whole chapter.
  * A bare book (`Genesis`) is not a reference here: whole books have their own route.
  */
 import type { BookSummary } from '../../sources/scripture/dataset.ts';
@@ -77,8 +78,8 @@ export function referenceSpan(ctx: Ctx, t: Translation, raw: string, param = 're
   if (!end) return [from, startEnd];
   if (end.book !== undefined) return [from, span(ctx, t, findBook(t, end.book), end.first!, end.second)[1]];
   // `John 3:16-18` (a verse, then a verse of that chapter) vs `John 3-4` (chapters);
-  // in a one-chapter book `Jude 3-5` are verses.
-  const verseMode = start.second !== undefined || (b.chapters.length === 1 && start.first! > 1);
+  // in a one-chapter book `Jude 3-5` and `Jude 1-3` are verses.
+  const verseMode = start.second !== undefined || b.chapters.length === 1;
   if (end.second === undefined && verseMode) {
     const chapter = start.second !== undefined ? start.first! : b.chapters[0][0];
     return [from, span(ctx, t, b, chapter, end.first)[1]];
