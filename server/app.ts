@@ -3,7 +3,7 @@
  * Built on node:http alone; sirv is used only as the baseline in bench/serve.ts.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { unwatchFile, watchFile } from 'node:fs';
+import { mkdirSync, unwatchFile, watchFile } from 'node:fs';
 import path from 'node:path';
 import { tryLock } from './state/lock.ts';
 import { currentPointer } from '../pipeline/paths.ts';
@@ -95,6 +95,7 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 export function createApp(opts: AppOptions): App {
   const log = opts.log ?? ((m: string) => console.error(m));
   // One server per state folder: two would append to and compact one journal.
+  mkdirSync(opts.stateDir, { recursive: true }); // a fresh ALMANAC_STATE_DIR is made, not refused
   const unlock = tryLock(path.join(opts.stateDir, 'server.lock'), log);
   let quota: QuotaStore;
   try {

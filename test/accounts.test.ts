@@ -183,6 +183,7 @@ describe('transitions', () => {
     expect(accessAt(m, dev.secret)).toMatchObject({ ok: true, tier: 'exception', plan: 'development' });
     m.run((doc, tx) => T.changePlan(doc, tx, { project: m.verify(basic.secret)!.project!, plan: 'premium' }));
     expect(JSON.parse(readFileSync(s.file, 'utf8'))).toMatchObject({ version: 2, accounts: { acc_legacy: {} } });
+    expect(readAudit(m.auditFile).events.slice(-2).map((e) => e.what)).toEqual(['document.migrate', 'subscription.change-plan']);
     expect(accessAt(store(d), basic.secret)).toMatchObject({ ok: true, tier: 'premium' });
   });
 });

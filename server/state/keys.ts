@@ -112,6 +112,8 @@ export class KeyStore {
       // A crash after the last replace but before its audit append: log those events now.
       if (doc.last_events?.length && lastAuditRev(this.auditFile) < doc.rev) appendAudit(this.auditFile, doc.last_events);
       const tx: T.Tx = { now: this.now(), by: this.actor, events: [] };
+      // rev 0 with keys: read from a version-1 file; the first write saves it as version 2.
+      if (doc.rev === 0 && Object.keys(doc.keys).length) tx.events.push({ what: 'document.migrate', from_version: 1, keys: Object.keys(doc.keys).length });
       T.settle(doc, tx.now);
       const out = fn(doc, tx);
       doc.rev += 1;
