@@ -13,6 +13,7 @@ import { build } from '../pipeline/build.ts';
 import { PROJECT_ROOT } from '../pipeline/paths.ts';
 import elements from '../sources/elements.ts';
 import { KeyStore } from '../server/state/keys.ts';
+import { RedisDoc } from '../server/state/redis-doc.ts';
 import { monthOf } from '../server/state/plans.ts';
 import { cleanup, quiet, tempDir } from './helpers.ts';
 
@@ -222,6 +223,31 @@ suite(`ALMANAC_REDIS_URL${NEEDS}`, () => {
     } finally {
       s2.child.kill('SIGTERM');
       await exited(s2.child);
+    }
+  });
+
+  it('keeps a JSON document (the keys document) with optimistic concurrency: 40 parallel writers on 4 connections all land', async () => {
+    type Doc = { keys: Record<string, { id: string; status: string }>; requests: Record<string, unknown> };
+    const clients = await Promise.all(Array.from({ length: 4 }, async () => {
+      const c = createClient({ url });
+      await c.connect();
+      return c;
+    }));
+    try {
+      const docs = clients.map((c) => new RedisDoc<Doc>(c, 'keys-test', () => ({ keys: {}, requests: {} })));
+      await Promise.all(Array.from({ length: 40 }, (_, i) => docs[i % 4].update((d) => {
+        d.keys[`key_${String(i).padStart(12, '0')}`] = { id: `key_${String(i).padStart(12, '0')}`, status: 'active' };
+        return i;
+      })));
+      // A pure transition (doc) => doc' beside them: a revoke.
+      await docs[0].transition((d) => ({ ...d, keys: { ...d.keys, key_000000000007: { ...d.keys.key_000000000007, status: 'revoked' } } }));
+      const { doc, version } = await docs[3].read();
+      expect(Object.keys(doc.keys).length).toBe(40);
+      expect(doc.keys.key_000000000007.status).toBe('revoked');
+      expect(version).toBe(41);
+      expect(await docs[1].version()).toBe(41);
+    } finally {
+      await Promise.all(clients.map((c) => c.close()));
     }
   });
 });
