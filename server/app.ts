@@ -81,6 +81,8 @@ export interface WorkerApp extends Omit<App, 'quota'> {
 export interface SharedLimits {
   charger: Charger;
   quota: QuotaView;
+  /** Called when the app closes (a Redis connection). */
+  close?: () => void;
 }
 
 const MAX_HEADER_BYTES = 16 * 1024;
@@ -118,7 +120,7 @@ export function createApp(opts: AppOptions): App {
 /** The HTTP side of a worker: keys and release of its own, limits and counts through `shared`. */
 export function createWorkerApp(opts: AppOptions, shared: SharedLimits): WorkerApp {
   const log = opts.log ?? ((m: string) => console.error(m));
-  return { ...assemble(opts, log, shared.quota, shared.charger, () => {}), quota: shared.quota };
+  return { ...assemble(opts, log, shared.quota, shared.charger, () => shared.close?.()), quota: shared.quota };
 }
 
 function assemble(opts: AppOptions, log: (m: string) => void, quota: QuotaView, limits: Charger, onClose: () => void): Omit<App, 'quota'> {

@@ -27,7 +27,19 @@ const first = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h
  * distinct values tell: a header repeated with different values is a conflict.
  */
 function repeatedConflict(req: IncomingMessage, names: string[]): boolean {
-  return names.some((n) => new Set((req.headersDistinct[n] ?? []).map((v) => v.trim())).size > 1);
+  // A scan of rawHeaders (already there) instead of req.headersDistinct, which builds an
+  // object of arrays of every header on each request (issue 14: no avoidable allocation).
+  const raw = req.rawHeaders;
+  for (const n of names) {
+    let first: string | undefined;
+    for (let i = 0; i < raw.length; i += 2) {
+      if (raw[i].length !== n.length || raw[i].toLowerCase() !== n) continue;
+      const v = raw[i + 1].trim();
+      if (first === undefined) first = v;
+      else if (v !== first) return true;
+    }
+  }
+  return false;
 }
 
 /** How a surface reads credentials and which catalogue codes its failures get. */

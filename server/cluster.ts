@@ -56,18 +56,21 @@ const STATE_DOWN: Result = { e: 'state_unavailable', m: 'the request could not b
  * counts for them. Resolves with the address once every worker listens; a worker that dies
  * later is replaced.
  */
-export async function runPrimary(o: { stateDir: string; n: number; log?: (m: string) => void }): Promise<{ port: number; release: string; workers: () => number[]; stop: () => Promise<void> }> {
+export async function runPrimary(o: { stateDir: string; n: number; log?: (m: string) => void; redis?: boolean }): Promise<{ port: number; release: string; workers: () => number[]; stop: () => Promise<void> }> {
   const log = o.log ?? ((m: string) => console.error(m));
-  const unlock = tryLock(path.join(o.stateDir, 'server.lock'), log);
-  let quota: QuotaStore;
+  // With Redis the workers count there and the state folder holds nothing this process writes.
+  const unlock = o.redis ? () => {} : tryLock(path.join(o.stateDir, 'server.lock'), log);
+  let quota: QuotaStore | undefined;
   try {
-    quota = new QuotaStore(o.stateDir, { log });
-    quota.open();
+    if (!o.redis) {
+      quota = new QuotaStore(o.stateDir, { log });
+      quota.open();
+    }
   } catch (err) {
     unlock();
     throw err;
   }
-  const limits = new Limits(quota);
+  const limits = quota ? new Limits(quota) : undefined;
   let stopping = false;
   let started = false;
 
@@ -76,7 +79,7 @@ export async function runPrimary(o: { stateDir: string; n: number; log?: (m: str
     for (let i = 0; i < msg.k.length; i += 3) keys.push({ id: msg.k[i], plan: msg.k[i + 1] as Chargeable['plan'], mode: msg.k[i + 2] as Chargeable['mode'] });
     let r: Result[];
     try {
-      r = limits.chargeMany(keys).map((c) => c instanceof ApiError
+      r = limits!.chargeMany(keys).map((c) => c instanceof ApiError
         ? { e: c.code, m: c.message, d: c.details, h: c.headers }
         : [c.used, c.headers[1], c.headers[3]]);
     } catch (err) {
@@ -128,7 +131,7 @@ export async function runPrimary(o: { stateDir: string; n: number; log?: (m: str
       w.once('exit', () => resolve());
       w.kill('SIGTERM');
     })));
-    quota.close();
+    quota?.close();
     unlock();
   };
   let info: ListeningMsg;
@@ -206,8 +209,9 @@ export function remoteLimits(stateDir: string): SharedLimits & { failAll: () => 
 const STATE_DOWN_CODE: ErrorCode = 'state_unavailable';
 
 /** Worker side: serve with the primary's limits; tell it the port; leave when it is gone. */
-export async function runWorker(make: (shared: SharedLimits) => WorkerApp, stateDir: string, host: string, port: number) {
-  const shared = remoteLimits(stateDir);
+export async function runWorker(make: (shared: SharedLimits) => WorkerApp, stateDir: string, host: string, port: number, own?: SharedLimits) {
+  // With ALMANAC_REDIS_URL each worker counts in Redis itself (`own`); else the primary counts.
+  const shared: SharedLimits & { failAll?: () => void } = own ?? remoteLimits(stateDir);
   const app = make(shared);
   await app.release().warmSearch();
   await new Promise<void>((resolve) => app.server.listen(port, host, resolve));
@@ -215,7 +219,7 @@ export async function runWorker(make: (shared: SharedLimits) => WorkerApp, state
   process.send!({ t: 'listening', port: typeof addr === 'object' && addr ? addr.port : port, release: app.release().id } satisfies ListeningMsg);
   // The primary is gone (killed or stopped): nothing can be counted any more.
   process.on('disconnect', () => {
-    shared.failAll();
+    shared.failAll?.();
     setTimeout(() => process.exit(0), 200).unref();
     app.server.close();
   });

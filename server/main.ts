@@ -10,7 +10,9 @@ import type { Manifest } from '../pipeline/writer.ts';
 import { readBundle } from '../reader/index.ts';
 import { ALL_SOURCES } from '../sources/index.ts';
 import cluster from 'node:cluster';
-import { createApp, createWorkerApp } from './app.ts';
+import { createApp, createWorkerApp, type SharedLimits } from './app.ts';
+import { TurnBatcher } from './auth.ts';
+import { redisLimits } from './state/redis-limits.ts';
 import { runPrimary, runWorker, workerCount } from './cluster.ts';
 import { Release } from './release.ts';
 
@@ -36,20 +38,43 @@ function options(env: NodeJS.ProcessEnv, args: string[]) {
 
 /** `npm run serve`: one process, or with `--workers N` a primary and N workers (server/cluster.ts). */
 export async function serveMain(env: NodeJS.ProcessEnv, args: string[]) {
+  const redisUrl = env.ALMANAC_REDIS_URL;
   if (cluster.isWorker) {
     const { opts, host, port } = options(env, args);
-    return void await runWorker((shared) => createWorkerApp(opts, shared), opts.stateDir, host, port);
+    const own = redisUrl ? await redisShared(redisUrl, opts.stateDir) : undefined;
+    return void await runWorker((shared) => createWorkerApp(opts, shared), opts.stateDir, host, port, own);
   }
   const { values } = parse(args);
   const workers = workerCount(values.workers);
+  if (workers === 1 && redisUrl) return void await serveRedis(env, args, redisUrl);
   if (workers === 1) return void await serve(env, args);
   // The workers read the release and the bundle; the primary only needs the state folder.
   const { opts, host } = options(env, args);
   // README "Scale-out": the primary holds the state folder and counts; workers serve.
-  const p = await runPrimary({ stateDir: opts.stateDir, n: workers });
+  const p = await runPrimary({ stateDir: opts.stateDir, n: workers, redis: !!redisUrl });
   const what = values.bundle ? `bundle ${values.bundle} (release ${p.release})` : `release ${p.release}`;
   console.log(`serving ${what} on http://${host}:${p.port} with ${workers} workers (pids ${p.workers().join(' ')})${values.open ? ' with no keys (--open)' : ` (state in ${opts.stateDir})`}`);
   const stop = () => p.stop().then(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+/** Limits and counts in Redis (server/state/redis-limits.ts), charged once per turn. */
+async function redisShared(url: string, stateDir: string): Promise<SharedLimits> {
+  const r = await redisLimits(url, stateDir);
+  return { charger: new TurnBatcher((keys) => r.charge(keys)), quota: r.quota, close: () => void r.close() };
+}
+
+/** One process counting in Redis: no server.lock, since it writes nothing in the state folder. */
+async function serveRedis(env: NodeJS.ProcessEnv, args: string[], url: string) {
+  const { values, opts, host, port } = options(env, args);
+  const app = createWorkerApp(opts, await redisShared(url, opts.stateDir));
+  await app.release().warmSearch();
+  await new Promise<void>((resolve) => app.server.listen(port, host, resolve));
+  const addr = app.server.address();
+  const bound = typeof addr === 'object' && addr ? addr.port : port;
+  console.log(`serving release ${app.release().id} on http://${host}:${bound}${values.open ? ' with no keys (--open)' : ` (keys in ${opts.stateDir}, counts in Redis)`}`);
+  const stop = () => app.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }

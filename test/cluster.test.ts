@@ -123,15 +123,15 @@ describe('serve --workers 2', () => {
       }
     });
     try {
-      while (ok < 300) await new Promise((r) => setTimeout(r, 20));
+      while (ok < 150) await new Promise((r) => setTimeout(r, 20));
       process.kill(c.pids[0], 'SIGKILL');
       const before = ok;
       // The primary replaces it; requests keep being served meanwhile.
-      const deadline = Date.now() + 20_000;
+      const deadline = Date.now() + 60_000;
       while (!/starting another/.test(c.out()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       expect(c.out()).toMatch(new RegExp(`worker pid ${c.pids[0]} exited \\(SIGKILL\\); starting another`));
-      while (ok < before + 300 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      expect(ok).toBeGreaterThanOrEqual(before + 300);
+      while (ok < before + 150 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(ok).toBeGreaterThanOrEqual(before + 150);
       c.child.kill('SIGKILL');
       await exited(c.child);
     } finally {
@@ -157,5 +157,5 @@ describe('serve --workers 2', () => {
       again.child.kill('SIGTERM');
       await exited(again.child);
     }
-  });
+  }, 180_000);
 });

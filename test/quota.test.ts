@@ -81,7 +81,7 @@ describe('limits over HTTP', () => {
     const srv = await startServer(dist, dir());
     try {
       const key = srv.key('basic');
-      const res = await Promise.all(Array.from({ length: 15 }, () => fetch(`${srv.base}/apis/elements/H`, { headers: { 'x-service-key': key } })));
+      const res = await Promise.all(Array.from({ length: 40 }, () => fetch(`${srv.base}/apis/elements/H`, { headers: { 'x-service-key': key } })));
       const codes = res.map((r) => r.status);
       expect(codes.filter((c) => c === 200).length).toBeGreaterThanOrEqual(10);
       const limited = res.filter((r) => r.status === 429);

@@ -1,0 +1,131 @@
+/**
+ * ALMANAC_REDIS_URL: quota counters (monthly and burst) in Redis, shared by any number of
+ * servers (issue 14). One Lua script per request checks the burst bucket and the month and
+ * counts, atomically on the Redis server; the requests of one event-loop turn are charged
+ * together (TurnBatcher) and node-redis writes their scripts in one pipeline, so counting
+ * costs one round trip per turn.
+ *
+ * Keys in Redis: `almanac:m:<key id>:<YYYY-MM>` (the month's count, kept for history),
+ * `almanac:b:<key id>` (the burst bucket: tokens and time, on Redis's own clock, so
+ * servers with skewed clocks share one bucket exactly; it expires after a minute idle),
+ * `almanac:l:<key id>` (last use, unix seconds).
+ *
+ * Redis unreachable: a charge fails at once (no offline queue) and the request is answered
+ * 503 `state_unavailable`, not served and not billed — the same as a journal write that
+ * fails — and the client reconnects in the background. Counting locally to reconcile later
+ * would let every server give away the month again during an outage.
+ */
+import { createHash } from 'node:crypto';
+import { createClient } from '@redis/client';
+import type { Chargeable, Charged } from '../auth.ts';
+import { ApiError } from '../errors.ts';
+import type { QuotaView } from '../handlers.ts';
+import { PLANS, monthOf, secondsToMonthEnd } from './plans.ts';
+
+const CHARGE = `
+local monthly = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local b = redis.call('HMGET', KEYS[2], 'tokens', 'at')
+local tokens = tonumber(b[1]) or burst
+local at = tonumber(b[2]) or now
+tokens = math.min(burst, tokens + ((now - at) / 1000) * burst)
+if tokens < 1 then
+  redis.call('HSET', KEYS[2], 'tokens', tostring(tokens), 'at', tostring(now))
+  redis.call('PEXPIRE', KEYS[2], 60000)
+  return {-1, tostring(tokens)}
+end
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+if used >= monthly then return {-2, tostring(used)} end
+used = redis.call('INCR', KEYS[1])
+redis.call('HSET', KEYS[2], 'tokens', tostring(tokens - 1), 'at', tostring(now))
+redis.call('PEXPIRE', KEYS[2], 60000)
+redis.call('SET', KEYS[3], t[1])
+return {used, '0'}
+`;
+const SHA = createHash('sha1').update(CHARGE).digest('hex');
+
+const down = () => new ApiError('state_unavailable', 'the request could not be counted, so it was not served or billed; retry later', undefined, { 'retry-after': '5' });
+
+export interface RedisLimits {
+  charge(keys: Chargeable[], now?: number): Promise<(Charged | ApiError)[]>;
+  quota: QuotaView;
+  close(): Promise<void>;
+}
+
+export async function redisLimits(url: string, stateDir: string, log: (m: string) => void = (m) => console.error(m)): Promise<RedisLimits> {
+  const client = createClient({
+    url,
+    // Fail at once while disconnected instead of queueing: the request answers 503.
+    disableOfflineQueue: true,
+    socket: { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) },
+  });
+  let warned = 0;
+  client.on('error', (err: Error) => {
+    if (Date.now() - warned > 10_000) {
+      warned = Date.now();
+      log(`redis ${url.replace(/\/\/[^@]*@/, '//…@')}: ${err.message}; counted requests answer 503 state_unavailable until it is back`);
+    }
+  });
+  await client.connect();
+  await client.sendCommand(['SCRIPT', 'LOAD', CHARGE]);
+
+  const seen = new Map<string, { month: string; used: number; at: number }>();
+  const quota: QuotaView = {
+    dir: stateDir,
+    used: (key, nowMs = Date.now()) => {
+      const s = seen.get(key);
+      return s && s.month === monthOf(nowMs) ? s.used : 0;
+    },
+    lastUsed: (key) => seen.get(key)?.at,
+  };
+
+  async function one(key: Chargeable, month: string, reset: number): Promise<Charged | ApiError> {
+    const plan = PLANS[key.plan];
+    const policy = `"monthly";q=${plan.monthly};w=${reset}, "burst";q=${plan.burst};w=1`;
+    const args = ['3', `almanac:m:${key.id}:${month}`, `almanac:b:${key.id}`, `almanac:l:${key.id}`, String(plan.monthly), String(plan.burst)];
+    let r: [number, string];
+    try {
+      try {
+        r = (await client.sendCommand(['EVALSHA', SHA, ...args])) as unknown as [number, string];
+      } catch (err) {
+        if (!/NOSCRIPT/.test((err as Error).message)) throw err;
+        r = (await client.sendCommand(['EVAL', CHARGE, ...args])) as unknown as [number, string];
+      }
+    } catch {
+      return down();
+    }
+    const [code, value] = r;
+    if (code === -1) {
+      const wait = Math.max(1, Math.ceil((1 - Number(value)) / plan.burst));
+      return new ApiError('rate_limited', `more than ${plan.burst} requests per second`, { limit_per_second: plan.burst }, {
+        'retry-after': String(wait), 'ratelimit-policy': policy, ratelimit: `"burst";r=0;t=${wait}`,
+      });
+    }
+    if (code === -2) {
+      return new ApiError('monthly_quota_exceeded', `the ${key.plan} plan's ${plan.monthly} requests for this month are used up`, {
+        plan: key.plan, monthly_quota: plan.monthly, used: Number(value),
+      }, { 'retry-after': String(reset), 'ratelimit-policy': policy, ratelimit: `"monthly";r=0;t=${reset}` });
+    }
+    seen.set(key.id, { month, used: code, at: Math.floor(Date.now() / 1000) });
+    return { used: code, headers: ['ratelimit-policy', policy, 'ratelimit', `"monthly";r=${plan.monthly - code};t=${reset}`] };
+  }
+
+  return {
+    quota,
+    // Issued in one tick: node-redis writes them to the socket together (one round trip).
+    charge: (keys, now = Date.now()) => {
+      const month = monthOf(now), reset = secondsToMonthEnd(now);
+      if (!client.isReady) return Promise.resolve(keys.map(down));
+      return Promise.all(keys.map((k) => one(k, month, reset)));
+    },
+    close: async () => {
+      try {
+        await client.close();
+      } catch {
+        client.destroy();
+      }
+    },
+  };
+}
