@@ -7,7 +7,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from './errors.ts';
-import { PLANS, monthOf, secondsToMonthEnd } from './state/plans.ts';
+import { MONTHLY_WINDOW_SECONDS, PLANS, monthOf, secondsToMonthEnd } from './state/plans.ts';
+
+export { MONTHLY_WINDOW_SECONDS };
 import type { Caller } from './state/accounts.ts';
 import type { KeyRecord, KeyStore } from './state/keys.ts';
 import { StateWriteError, type QuotaStore } from './state/quota.ts';
@@ -114,12 +116,6 @@ export function authenticate(req: IncomingMessage, search: URLSearchParams, keys
   return { ...rec, plan: access.plan, access, at: now };
 }
 
-/**
- * The monthly policy's window in RateLimit-Policy: a fixed 30 days (2,592,000 s), so the
- * field stays the same on every response of a key as the IETF draft asks. The quota
- * itself is per UTC calendar month; the exact time to its reset is RateLimit's `t`.
- */
-export const MONTHLY_WINDOW_SECONDS = 2_592_000;
 
 /**
  * What a charge does. `count` (the default): the burst token, the month check and one

@@ -140,6 +140,13 @@ suite(`ALMANAC_REDIS_URL${NEEDS}`, () => {
     try {
       expect(await hammer([s1.base, s2.base], secret, 400)).toEqual({ 200: 200, monthly_quota_exceeded: 200 });
       expect(await c.get(counter)).toBe('10000000');
+      // /api/v1/key is admitted, not billed (auth.ts ChargeMode): it answers with the month used up, and the counter stays.
+      for (const base of [s1.base, s2.base]) {
+        const k = await fetch(`${base}/api/v1/key`, { headers: { authorization: `Bearer ${secret}` } });
+        expect(k.status).toBe(200);
+        expect((await k.json()).data).toMatchObject({ remaining_calls: 0 });
+      }
+      expect(await c.get(counter)).toBe('10000000');
     } finally {
       s1.child.kill('SIGTERM');
       s2.child.kill('SIGTERM');

@@ -61,3 +61,10 @@ export function planTableRows(): string[] {
     return `| \`${name}\` | ${price} | ${n(p.monthly)} | ${n(p.burst)} |`;
   });
 }
+
+/**
+ * The monthly policy's window in RateLimit-Policy: a fixed 30 days (2,592,000 s), so the
+ * field stays the same on every response of a key as the IETF draft asks. The quota
+ * itself is per UTC calendar month; the exact time to its reset is RateLimit's `t`.
+ */
+export const MONTHLY_WINDOW_SECONDS = 2_592_000;

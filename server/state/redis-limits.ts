@@ -20,27 +20,40 @@ import { createClient } from '@redis/client';
 import type { Chargeable, Charged } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import type { QuotaView } from '../handlers.ts';
-import { PLANS, monthOf, secondsToMonthEnd } from './plans.ts';
+import { MONTHLY_WINDOW_SECONDS, PLANS, monthOf, secondsToMonthEnd } from './plans.ts';
 
+// ARGV[3] is the charge mode (auth.ts ChargeMode): count = burst + month + count,
+// admit = burst only (answers {-3, used}), bill = month + count without a burst token.
 const CHARGE = `
 local monthly = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
+local mode = ARGV[3]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local b = redis.call('HMGET', KEYS[2], 'tokens', 'at')
-local tokens = tonumber(b[1]) or burst
-local at = tonumber(b[2]) or now
-tokens = math.min(burst, tokens + ((now - at) / 1000) * burst)
-if tokens < 1 then
-  redis.call('HSET', KEYS[2], 'tokens', tostring(tokens), 'at', tostring(now))
-  redis.call('PEXPIRE', KEYS[2], 60000)
-  return {-1, tostring(tokens)}
+local tokens = burst
+if mode ~= 'bill' then
+  local b = redis.call('HMGET', KEYS[2], 'tokens', 'at')
+  tokens = tonumber(b[1]) or burst
+  local at = tonumber(b[2]) or now
+  tokens = math.min(burst, tokens + ((now - at) / 1000) * burst)
+  if tokens < 1 then
+    redis.call('HSET', KEYS[2], 'tokens', tostring(tokens), 'at', tostring(now))
+    redis.call('PEXPIRE', KEYS[2], 60000)
+    return {-1, tostring(tokens)}
+  end
 end
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+if mode == 'admit' then
+  redis.call('HSET', KEYS[2], 'tokens', tostring(tokens - 1), 'at', tostring(now))
+  redis.call('PEXPIRE', KEYS[2], 60000)
+  return {-3, tostring(used)}
+end
 if used >= monthly then return {-2, tostring(used)} end
 used = redis.call('INCR', KEYS[1])
-redis.call('HSET', KEYS[2], 'tokens', tostring(tokens - 1), 'at', tostring(now))
-redis.call('PEXPIRE', KEYS[2], 60000)
+if mode ~= 'bill' then
+  redis.call('HSET', KEYS[2], 'tokens', tostring(tokens - 1), 'at', tostring(now))
+  redis.call('PEXPIRE', KEYS[2], 60000)
+end
 redis.call('SET', KEYS[3], t[1])
 return {used, '0'}
 `;
@@ -71,7 +84,7 @@ export async function redisLimits(url: string, stateDir: string, log: (m: string
   await client.connect();
   await client.sendCommand(['SCRIPT', 'LOAD', CHARGE]);
 
-  const seen = new Map<string, { month: string; used: number; at: number }>();
+  const seen = new Map<string, { month: string; used: number; at: number | undefined }>();
   const quota: QuotaView = {
     dir: stateDir,
     used: (key, nowMs = Date.now()) => {
@@ -83,8 +96,8 @@ export async function redisLimits(url: string, stateDir: string, log: (m: string
 
   async function one(key: Chargeable, month: string, reset: number): Promise<Charged | ApiError> {
     const plan = PLANS[key.plan];
-    const policy = `"monthly";q=${plan.monthly};w=${reset}, "burst";q=${plan.burst};w=1`;
-    const args = ['3', `almanac:m:${key.id}:${month}`, `almanac:b:${key.id}`, `almanac:l:${key.id}`, String(plan.monthly), String(plan.burst)];
+    const policy = `"monthly";q=${plan.monthly};w=${MONTHLY_WINDOW_SECONDS}, "burst";q=${plan.burst};w=1`;
+    const args = ['3', `almanac:m:${key.id}:${month}`, `almanac:b:${key.id}`, `almanac:l:${key.id}`, String(plan.monthly), String(plan.burst), key.mode ?? 'count'];
     let r: [number, string];
     try {
       try {
@@ -107,6 +120,12 @@ export async function redisLimits(url: string, stateDir: string, log: (m: string
       return new ApiError('monthly_quota_exceeded', `the ${key.plan} plan's ${plan.monthly} requests for this month are used up`, {
         plan: key.plan, monthly_quota: plan.monthly, used: Number(value),
       }, { 'retry-after': String(reset), 'ratelimit-policy': policy, ratelimit: `"monthly";r=0;t=${reset}` });
+    }
+    if (code === -3) {
+      // Admitted, not counted (/api/v1/key, a conditional request): the count as it stands.
+      const used = Number(value);
+      seen.set(key.id, { month, used, at: seen.get(key.id)?.at });
+      return { used, headers: ['ratelimit-policy', policy, 'ratelimit', `"monthly";r=${Math.max(0, plan.monthly - used)};t=${reset}`] };
     }
     seen.set(key.id, { month, used: code, at: Math.floor(Date.now() / 1000) });
     return { used: code, headers: ['ratelimit-policy', policy, 'ratelimit', `"monthly";r=${plan.monthly - code};t=${reset}`] };
