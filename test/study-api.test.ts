@@ -5,7 +5,8 @@
  * are in study-mirror.test.ts. Also: the review command and store.
  */
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { STUDY_DATASET, type StudyRecord, type StudySummary } from '../sources/scripture/study/dataset.ts';
@@ -207,10 +208,12 @@ for (let i = 0; i < 25; i++) s.decide(\`align-asv:gen.1.1:\${process.argv[3]}-\$
   it('refuses to write while another live process holds the lock, and takes over a dead one\'s lock', () => {
     const dir = tempDir('almanac-reviews-');
     const s = new ReviewStore(dir);
-    writeFileSync(path.join(dir, 'reviews.lock'), '999999999');
+    // The state folder's lock format (server/state/lock.ts): "<pid> <host> <time>".
+    writeFileSync(path.join(dir, 'reviews.lock'), `999999999 ${hostname()} 2026-01-01T00:00:00.000Z\n`);
     expect(s.decide('t:gen.1.1:1', 'rejected', 'stale lock taken over', 'x').decision).toBe('rejected');
-    writeFileSync(path.join(dir, 'reviews.lock'), String(process.ppid));
-    expect(() => s.decide('t:gen.1.1:2', 'verified', 'n', 'x')).toThrow(/locked by process/);
+    expect(existsSync(path.join(dir, 'reviews.lock'))).toBe(false);
+    writeFileSync(path.join(dir, 'reviews.lock'), `${process.ppid} ${hostname()} 2026-01-01T00:00:00.000Z\n`);
+    expect(() => s.decide('t:gen.1.1:2', 'verified', 'n', 'x')).toThrow(new RegExp(`reviews\\.lock is held by pid ${process.ppid}`));
     expect(new ReviewStore(dir).all()).toHaveLength(1);
     cleanup(dir);
   }, 20_000);
