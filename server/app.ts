@@ -149,7 +149,7 @@ export function createApp(opts: AppOptions): App {
         return sendFile(req, res, rel, reply.path, limitHeaders);
       }
       if (reply.kind === 'download') return sendDownload(req, res, reply, limitHeaders);
-      const fresh = { body: reply.body, etag: etagOf(reply.body) };
+      const fresh = { body: reply.body, etag: reply.etag ?? etagOf(reply.body) };
       if (cacheable) responses.set(cacheKey, fresh, Buffer.byteLength(fresh.body) + cacheKey.length + 64);
       sendJson(req, res, fresh.body, fresh.etag, limitHeaders);
     } catch (err) {

@@ -14,6 +14,7 @@ import type { StoredPanel } from '../sources/scripture/study/tokens.ts';
 import { Release } from '../server/release.ts';
 import { runReview } from '../server/review-cli.ts';
 import { ReviewStore } from '../server/state/reviews.ts';
+import { layerTable, panelsJson, panelsOf, type StudyFilters } from '../server/v1/study-tokens.ts';
 import { cleanup, startServer, tempDir, type Running } from './helpers.ts';
 import { OpenApiChecker } from './openapi-check.ts';
 
@@ -172,6 +173,40 @@ describe('/source-texts and /source-coverage', () => {
     const summary = info.summary as StudySummary;
     expect(body.data.total.word_tokens).toBe(summary.layers.reduce((n, l) => n + l.counts.tokens, 0));
     expect(body.data.layers[0]).toMatchObject({ review_maturity: { verified_percent: 0 }, phase_5: { state: 'no-review-needed' } });
+  });
+});
+
+describe('the study serializer', () => {
+  it('writes exactly the JSON of the token objects, under every filter and with reviews', () => {
+    const rel = new Release(dist);
+    const layers = layerTable(rel.datasets.get(STUDY_DATASET)!.summary as StudySummary);
+    const dir = tempDir('almanac-reviews-');
+    const reviews = new ReviewStore(dir);
+    reviews.decide('oshb-hebrew:gen.1.1:2', 'verified', 'ok', 'r');
+    reviews.decide('oshb-hebrew:gen.1.1:3', 'rejected', 'no', 'r');
+    reviews.decide('oshb-hebrew:gen.1.1:3', 'verified', 'yes after all', 'r');
+    const filters: StudyFilters[] = [
+      { verifiedOnly: false, includeGenerated: true },
+      { verifiedOnly: true, includeGenerated: true },
+      { verifiedOnly: false, includeGenerated: false, confidence: 'high' },
+      { verifiedOnly: false, includeGenerated: true, reviewStatus: 'unreviewed', role: 'original language' },
+      { verifiedOnly: false, includeGenerated: true, role: 'latin tradition' },
+    ];
+    const ords = [rel.lookup(STUDY_DATASET, 'gen.1.1')!, rel.lookup(STUDY_DATASET, 'dan.2.4')!, rel.lookup(STUDY_DATASET, 'ps.3.1')!];
+    for (let o = 0; o < rel.datasets.get(STUDY_DATASET)!.records; o += 97) ords.push(o);
+    let tokens = 0;
+    for (const o of ords) {
+      const rec = JSON.parse(rel.record(STUDY_DATASET, o).toString('utf8')) as StudyRecord;
+      for (const f of filters) {
+        const objects = panelsOf(rec, 'kjv', rec.id, layers, f, reviews);
+        const [json, count] = panelsJson(rec, 'kjv', rec.id, layers, f, reviews);
+        expect(`[${json}]`).toBe(JSON.stringify(objects));
+        expect(count).toBe(objects.length);
+        tokens += objects.reduce((n, p) => n + (p.tokens as unknown[]).length, 0);
+      }
+    }
+    expect(tokens).toBeGreaterThan(1000);
+    cleanup(dir);
   });
 });
 

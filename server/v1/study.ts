@@ -4,6 +4,7 @@
  * dataset (one record per KJV-numbered verse, all layers in it) and its build summary,
  * plus the review overlay (server/state/reviews.ts), which applies at once.
  */
+import { createHash } from 'node:crypto';
 import type { SchemaObject } from 'ajv';
 import { STUDY_DATASET, type StudyRecord, type StudySummary } from '../../sources/scripture/study/dataset.ts';
 import { SOURCE_ROLES } from '../../sources/scripture/study/layer.ts';
@@ -14,7 +15,7 @@ import type { ParamSpec } from '../query.ts';
 import { Lru } from '../release.ts';
 import { reviewsIn } from '../state/reviews.ts';
 import { v1Envelope } from './schemas.ts';
-import { layerTable, panelsOf, type StudyFilters } from './study-tokens.ts';
+import { layerTable, panelsJson, type StudyFilters } from './study-tokens.ts';
 import { findBook, referenceOrdinal, verseItem, verseOrdinal, verseRecord, type Translation } from './text.ts';
 
 /** Longest study or morphology range (the spec: at most 100 verses). */
@@ -76,15 +77,20 @@ function studyRecord(ctx: Ctx, t: Translation, r: { book: string; chapter: numbe
   return ord === undefined ? null : (JSON.parse(ctx.release.record(STUDY_DATASET, ord).toString('utf8')) as StudyRecord);
 }
 
-/** A verse's panels, already serialized (`[...]`), and how many there are. */
-export interface StudyVerse { ord: number; reference: string; panels: string; count: number }
+/**
+ * A verse's panels, already serialized as UTF-8 JSON without the enclosing brackets
+ * (`{…},{…}`, empty when none), and how many there are. Bytes, not a string: a 100-verse
+ * range is ~3 MB, and spliced Buffers are hashed (ETag) and written without being
+ * encoded to UTF-8 again each time.
+ */
+export interface StudyVerse { ord: number; reference: string; panels: Buffer; count: number; digest: string }
 
 /**
  * Serialized panels by release, verse, translation, filters and review-file version.
  * Expanding a verse's tuples into token objects and serializing them is most of a study
  * request's work; a review changes the version, so a cached panel never hides one.
  */
-const panelCache = new Lru<[string, number]>(Number(process.env.ALMANAC_STUDY_CACHE_MB ?? 64) * 2 ** 20);
+const panelCache = new Lru<[Buffer, number, string]>(Number(process.env.ALMANAC_STUDY_CACHE_MB ?? 64) * 2 ** 20);
 
 function studyOf(ctx: Ctx, t: Translation, ords: number[]): StudyVerse[] {
   const { summary } = studyInfo(ctx);
@@ -99,11 +105,13 @@ function studyOf(ctx: Ctx, t: Translation, ords: number[]): StudyVerse[] {
     let hit = panelCache.get(key);
     if (!hit) {
       const rec = studyRecord(ctx, t, v);
-      const panels = rec ? panelsOf(rec, t.slug, v.id, layers, f, reviews) : [];
-      hit = [JSON.stringify(panels), panels.length];
-      panelCache.set(key, hit, hit[0].length * 2 + key.length);
+      const [json, count] = rec ? panelsJson(rec, t.slug, v.id, layers, f, reviews) : ['', 0];
+      const bytes = Buffer.from(json);
+      // The fragment's own hash, so a response's ETag is a hash of ~100 digests, not of 3 MB.
+      hit = [bytes, count, createHash('sha1').update(bytes).digest('base64url')];
+      panelCache.set(key, hit, hit[0].length + key.length * 2 + 64);
     }
-    return { ord, reference: v.id, panels: hit[0], count: hit[1] };
+    return { ord, reference: v.id, panels: hit[0], count: hit[1], digest: hit[2] };
   });
 }
 
