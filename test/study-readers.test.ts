@@ -20,7 +20,7 @@ import { readWhitakerOutput } from '../sources/readers/whitaker.ts';
 import { analyseLatin, latinForm, latinToken } from '../sources/scripture/study/latin.ts';
 import { decodeWhitaker } from '../sources/scripture/study/morph-whitaker.ts';
 import { STATUSES, type TokenTuple } from '../sources/scripture/study/tokens.ts';
-import { HebrewMap, studyKeys, vulgatePsalmToHebrew } from '../sources/scripture/study/versification.ts';
+import { HebrewMap, studyKeys, vulgatePsalmToHebrew, vulgateToKjv } from '../sources/scripture/study/versification.ts';
 
 const fixture = (f: string) => readFileSync(new URL(`./fixtures/study/${f}`, import.meta.url), 'utf8');
 
@@ -155,6 +155,22 @@ describe('versification mapping', () => {
     expect(vulgatePsalmToHebrew(147, 1)).toEqual({ chapter: 147, verse: 12 });
     expect(studyKeys('Vulg', { book: 'John', chapter: 3, verse: 16 }, map)).toEqual(['john.3.16']);
   });
+  it('maps Vulgate verses outside Psalms through SWORD\'s KJV-Vulg table (sources/scripture/versification/KJV-Vulg.json)', () => {
+    const vulg = (book: string, chapter: number, verse: number) => studyKeys('Vulg', { book, chapter, verse }, map);
+    expect(vulg('Num', 13, 1)).toEqual(['num.12.16']); // the Vulgate starts Num 13 one verse early
+    expect(vulg('Num', 13, 2)).toEqual(['num.13.1']);
+    expect(vulg('Gen', 49, 31)).toEqual(['gen.49.31', 'gen.49.32']); // one Vulgate verse, two KJV verses
+    expect(vulg('Gen', 49, 32)).toEqual(['gen.49.33']);
+    expect(vulg('Job', 39, 31)).toEqual(['job.40.1']);
+    expect(vulg('Rev', 12, 18)).toEqual(['rev.13.1']);
+    expect(vulg('Dan', 3, 91)).toEqual(['dan.3.24']);
+    expect(vulg('Dan', 3, 24)).toEqual([]); // the Greek additions: no KJV verse, so no study key
+    // Malachi and Joel: the Vulgate numbers them as the KJV does (the Hebrew differs: Mal 3:19, Joel 3:1).
+    expect(vulg('Mal', 4, 1)).toEqual(['mal.4.1']);
+    expect(vulg('Joel', 2, 28)).toEqual(['joel.2.28']);
+    expect(vulg('Tob', 1, 1)).toEqual(['tob.1.1']); // books the KJV lacks keep their numbers
+    expect(vulgateToKjv({ book: 'num', chapter: 13, verse: 1 })).toEqual(['num.12.16']); // the server asks with slugs
+  });
 });
 
 describe("Whitaker's WORDS reader, decoder and Latin tokens", () => {
@@ -196,7 +212,7 @@ describe("Whitaker's WORDS reader, decoder and Latin tokens", () => {
     const analyses = { analyser: 'fixture', words: new Map([...parsed].filter(([, a]) => a.entries.length).map(([w, a]) => [w, a.entries.map((e) => [e.entry, e.meaning, e.codes] as [string, string, string[]])])) };
     const glosses: Record<string, string> = {};
     expect(latinToken(4, 'Dilexit', analyses, glosses)).toEqual([4, 'Dilexit', 'diligo, diligere, dilexi, dilectus V (3rd) TRANS', null, 'V 3 1 PERF ACTIVE IND 3 S', STATUSES.indexOf('rule-aligned'), 1]);
-    expect(glosses['la:diligo, diligere, dilexi, dilectus V (3rd) TRANS']).toMatch(/^love, hold dear/);
+    expect(glosses['la:diligo, diligere, dilexi, dilectus V (3rd) TRANS']).toBe('love, hold dear'); // the first senses, up to ';'
     const verbum = latinToken(4, 'verbum,', analyses, glosses) as TokenTuple;
     expect(verbum).toBe('verbum,'); // not a form WORDS is asked about (punctuation): stays pending
     const v = latinToken(4, 'Verbum', analyses, glosses) as TokenTuple;

@@ -9,6 +9,7 @@ import type { SchemaObject } from 'ajv';
 import { STUDY_DATASET, type StudyRecord, type StudySummary } from '../../sources/scripture/study/dataset.ts';
 import { SOURCE_ROLES } from '../../sources/scripture/study/layer.ts';
 import { STATUSES } from '../../sources/scripture/study/tokens.ts';
+import { vulgateToKjv } from '../../sources/scripture/study/versification.ts';
 import { ApiError } from '../errors.ts';
 import type { Ctx } from '../handlers.ts';
 import type { ParamSpec } from '../query.ts';
@@ -71,9 +72,18 @@ export function studyInfo(ctx: Ctx) {
 
 /** The study record for a verse of a translation (null when no layer has it: panels are then empty, not an error). */
 function studyRecord(ctx: Ctx, t: Translation, r: { book: string; chapter: number; verse: number }): StudyRecord | null {
-  // The Douay-Rheims numbers psalms as the Vulgate does: resolved through the build's vulg: aliases.
-  const vulgPsalm = t.summary.versification === 'Vulg' && r.book === 'ps';
-  const ord = ctx.release.lookup(STUDY_DATASET, vulgPsalm ? `vulg:ps.${r.chapter}.${r.verse}` : `${r.book}.${r.chapter}.${r.verse}`);
+  // The Douay-Rheims numbers verses as the Vulgate does: psalms resolve through the build's
+  // vulg: aliases (they need OSHB's VerseMap), other books through SWORD's Vulg mapping.
+  let k = `${r.book}.${r.chapter}.${r.verse}`;
+  if (t.summary.versification === 'Vulg') {
+    if (r.book === 'ps') k = `vulg:${k}`;
+    else {
+      const keys = vulgateToKjv({ book: r.book, chapter: r.chapter, verse: r.verse });
+      if (!keys.length) return null; // a verse the KJV numbering has no counterpart for (Dan 3:24–90)
+      k = keys[0];
+    }
+  }
+  const ord = ctx.release.lookup(STUDY_DATASET, k);
   return ord === undefined ? null : (JSON.parse(ctx.release.record(STUDY_DATASET, ord).toString('utf8')) as StudyRecord);
 }
 

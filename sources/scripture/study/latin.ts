@@ -100,19 +100,29 @@ export function analyseLatin(forms: string[], env: NodeJS.ProcessEnv = process.e
  * The stored token of a Latin word: a bare string while nothing analysed it; else the
  * tuple, with the dictionary line in the lemma slot (the server shows its headword as
  * `lemma` and the line as `dictionary_form`) and, for several analyses, the candidates
- * grouped by entry: `{ candidates: [[dictionary line, code, code…], …] }`. Meanings go
- * to the record's glosses under `la:<dictionary line>` (once per verse, not per token).
+ * grouped by entry: `{ candidates: [[dictionary line, code, code…], …] }`. Short glosses
+ * go to the record's glosses under `la:<dictionary line>` (once per verse, not per token).
  */
 export function latinToken(position: number, surface: string, analyses: LatinAnalyses, glosses: Record<string, string>): TokenTuple | string {
   const form = latinForm(surface);
   const answer = form ? analyses.words.get(form) : undefined;
   if (!answer) return surface;
-  for (const [entry, meaning] of answer) if (meaning) glosses[`la:${entry}`] = meaning;
+  for (const [entry, meaning] of answer) if (meaning) glosses[`la:${entry}`] = shortGloss(meaning);
   const count = answer.reduce((n, [, , codes]) => n + codes.length, 0);
   if (count === 1) return tuple(position, surface, answer[0][0], null, answer[0][2][0], 'rule-aligned', 'medium');
   const heads = new Set(answer.map(([entry]) => headword(entry)));
   return tuple(position, surface, heads.size === 1 ? answer[0][0] : null, null, null, 'review-needed', 'low',
     { candidates: answer.map(([entry, , codes]) => [entry, ...codes]) });
+}
+
+/**
+ * A short gloss, like the Strong's ones: WORDS' first group of senses (up to its first
+ * ";"), at most 80 characters. Its full meanings run to several lines and, repeated in
+ * every verse that uses the word, were a quarter of the study shards.
+ */
+export function shortGloss(meaning: string): string {
+  const first = meaning.split(';')[0].trim();
+  return first.length <= 80 ? first : `${first.slice(0, 79).replace(/[ ,]+\S*$/, '')}…`;
 }
 
 /** "principium, principi(i) N (2nd) N" → "principium"; "in PREP ABL" → "in". */
