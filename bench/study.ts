@@ -44,7 +44,9 @@ if (!dist) {
 const state = tempDir('almanac-bench-study-state-');
 temp.push(state);
 const key = new KeyStore(state).create('development', 'bench').secret;
-const child = spawn(process.execPath, ['--import', 'tsx', 'bench/target.ts', 'almanac'], {
+// BENCH_PROF_DIR=<dir>: the server writes a V8 CPU profile there when the bench ends.
+const prof = process.env.BENCH_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF_DIR}`] : [];
+const child = spawn(process.execPath, [...prof, '--import', 'tsx', 'bench/target.ts', 'almanac'], {
   cwd: PROJECT_ROOT, env: { ...process.env, ALMANAC_DIST: dist ?? distDir(), ALMANAC_STATE_DIR: state, ALMANAC_RESPONSE_CACHE_MB: '0' }, stdio: ['ignore', 'pipe', 'inherit'],
 });
 const base = await new Promise<string>((resolve) => child.stdout.on('data', (c) => {

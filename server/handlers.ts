@@ -28,7 +28,8 @@ export interface Ctx {
 export type QuotaView = Pick<QuotaStore, 'dir' | 'used' | 'lastUsed'>;
 
 export type Reply =
-  | { kind: 'json'; body: Buffer | string }
+  /** `etag`: given when the handler knows the body's identity more cheaply than hashing it (a 3 MB study range). */
+  | { kind: 'json'; body: Buffer | string; etag?: string }
   | { kind: 'file'; path: string }
   /** A bundle archive outside the release (server/downloads.ts): streamed, with Range support. */
   | { kind: 'download'; file: string; name: string; size: number; etag: string; type: string };

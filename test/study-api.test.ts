@@ -5,7 +5,8 @@
  * are in study-mirror.test.ts. Also: the review command and store.
  */
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { STUDY_DATASET, type StudyRecord, type StudySummary } from '../sources/scripture/study/dataset.ts';
@@ -13,6 +14,7 @@ import type { StoredPanel } from '../sources/scripture/study/tokens.ts';
 import { Release } from '../server/release.ts';
 import { runReview } from '../server/review-cli.ts';
 import { ReviewStore } from '../server/state/reviews.ts';
+import { layerTable, panelsJson, panelsOf, type StudyFilters } from '../server/v1/study-tokens.ts';
 import { cleanup, startServer, tempDir, type Running } from './helpers.ts';
 import { OpenApiChecker } from './openapi-check.ts';
 
@@ -174,6 +176,40 @@ describe('/source-texts and /source-coverage', () => {
   });
 });
 
+describe('the study serializer', () => {
+  it('writes exactly the JSON of the token objects, under every filter and with reviews', () => {
+    const rel = new Release(dist);
+    const layers = layerTable(rel.datasets.get(STUDY_DATASET)!.summary as StudySummary);
+    const dir = tempDir('almanac-reviews-');
+    const reviews = new ReviewStore(dir);
+    reviews.decide('oshb-hebrew:gen.1.1:2', 'verified', 'ok', 'r');
+    reviews.decide('oshb-hebrew:gen.1.1:3', 'rejected', 'no', 'r');
+    reviews.decide('oshb-hebrew:gen.1.1:3', 'verified', 'yes after all', 'r');
+    const filters: StudyFilters[] = [
+      { verifiedOnly: false, includeGenerated: true },
+      { verifiedOnly: true, includeGenerated: true },
+      { verifiedOnly: false, includeGenerated: false, confidence: 'high' },
+      { verifiedOnly: false, includeGenerated: true, reviewStatus: 'unreviewed', role: 'original language' },
+      { verifiedOnly: false, includeGenerated: true, role: 'latin tradition' },
+    ];
+    const ords = [rel.lookup(STUDY_DATASET, 'gen.1.1')!, rel.lookup(STUDY_DATASET, 'dan.2.4')!, rel.lookup(STUDY_DATASET, 'ps.3.1')!];
+    for (let o = 0; o < rel.datasets.get(STUDY_DATASET)!.records; o += 97) ords.push(o);
+    let tokens = 0;
+    for (const o of ords) {
+      const rec = JSON.parse(rel.record(STUDY_DATASET, o).toString('utf8')) as StudyRecord;
+      for (const f of filters) {
+        const objects = panelsOf(rec, 'kjv', rec.id, layers, f, reviews);
+        const [json, count] = panelsJson(rec, 'kjv', rec.id, layers, f, reviews);
+        expect(`[${json}]`).toBe(JSON.stringify(objects));
+        expect(count).toBe(objects.length);
+        tokens += objects.reduce((n, p) => n + (p.tokens as unknown[]).length, 0);
+      }
+    }
+    expect(tokens).toBeGreaterThan(1000);
+    cleanup(dir);
+  });
+});
+
 describe('reviews', () => {
   it('a verified token shows verified_by_service with its note and time at once; no other token does', async () => {
     const env = { ALMANAC_STATE_DIR: srv.stateDir, ALMANAC_DIST: dist };
@@ -207,10 +243,12 @@ for (let i = 0; i < 25; i++) s.decide(\`align-asv:gen.1.1:\${process.argv[3]}-\$
   it('refuses to write while another live process holds the lock, and takes over a dead one\'s lock', () => {
     const dir = tempDir('almanac-reviews-');
     const s = new ReviewStore(dir);
-    writeFileSync(path.join(dir, 'reviews.lock'), '999999999');
+    // The state folder's lock format (server/state/lock.ts): "<pid> <host> <time>".
+    writeFileSync(path.join(dir, 'reviews.lock'), `999999999 ${hostname()} 2026-01-01T00:00:00.000Z\n`);
     expect(s.decide('t:gen.1.1:1', 'rejected', 'stale lock taken over', 'x').decision).toBe('rejected');
-    writeFileSync(path.join(dir, 'reviews.lock'), String(process.ppid));
-    expect(() => s.decide('t:gen.1.1:2', 'verified', 'n', 'x')).toThrow(/locked by process/);
+    expect(existsSync(path.join(dir, 'reviews.lock'))).toBe(false);
+    writeFileSync(path.join(dir, 'reviews.lock'), `${process.ppid} ${hostname()} 2026-01-01T00:00:00.000Z\n`);
+    expect(() => s.decide('t:gen.1.1:2', 'verified', 'n', 'x')).toThrow(new RegExp(`reviews\\.lock is held by pid ${process.ppid}`));
     expect(new ReviewStore(dir).all()).toHaveLength(1);
     cleanup(dir);
   }, 20_000);

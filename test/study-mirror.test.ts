@@ -3,6 +3,7 @@
  * fresh cache, a build of kjv, asv, douay-rheims and the study dataset, and the
  * done-when checks over HTTP. Skips, saying so in its name, without the mirror.
  */
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInChild } from './fixture-release.ts';
 import { fetchAll } from '../pipeline/fetch.ts';
@@ -11,6 +12,8 @@ import { TRANSLATIONS } from '../sources/scripture/index.ts';
 import { studyDataset } from '../sources/scripture/study/dataset.ts';
 import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, quiet, startServer, tempDir, type Running } from './helpers.ts';
 
+/** Whitaker's WORDS on this machine: the Latin tokens are analysed only then (sources/scripture/study/latin.ts). */
+const WORDS = spawnSync('sh', ['-c', 'command -v whitakers-words']).status === 0;
 type Panel = { layer: string; source_reference: string; generated: boolean; tokens: Record<string, any>[]; source_text: { source_role: string } };
 
 describe.skipIf(!MIRROR_ROOT)(`study layers from the mirrored upstreams ${NEEDS_MIRROR}`, () => {
@@ -49,11 +52,22 @@ describe.skipIf(!MIRROR_ROOT)(`study layers from the mirrored upstreams ${NEEDS_
       morphology: { code: 'N-DSF', part_of_speech: 'noun', case: 'dative', number: 'singular', gender: 'feminine' } });
     expect(byz.tokens[1].gloss).toMatch(/commencement/);
   });
-  it('John 3:16 has a Vulgate and a Peshitta panel, tokens pending', async () => {
+  it(`John 3:16 has a Vulgate and a Peshitta panel; Latin tokens carry Whitaker's WORDS candidates (${WORDS ? 'installed' : 'not installed: pending'}), Syriac ones are pending`, async () => {
     const vg = await panel('/api/v1/study/kjv/john/3/16', 'vulgate-clementine');
     const sy = await panel('/api/v1/study/kjv/john/3/16', 'peshitta-nt');
     expect(vg.tokens.slice(0, 4).map((t) => t.text)).toEqual(['Sic', 'enim', 'Deus', 'dilexit']);
     expect(vg.source_text.source_role).toBe('Latin Tradition');
+    if (WORDS) {
+      expect(vg.tokens[3]).toMatchObject({
+        lemma: 'diligo', dictionary_form: 'diligo, diligere, dilexi, dilectus V (3rd) TRANS', gloss: 'love, hold dear', part_of_speech: 'verb',
+        study_status: 'rule-aligned', confidence: 'medium', generated: true, licence: expect.arrayContaining(['LicenseRef-Whitakers-Words']),
+        morphology: { code: 'V 3 1 PERF ACTIVE IND 3 S', tense: 'perfect', voice: 'active', mood: 'indicative', person: 'third', number: 'singular' },
+      });
+      const mundum = vg.tokens.find((t) => t.text === 'mundum')!;
+      expect(mundum).toMatchObject({ study_status: 'review-needed', confidence: 'low', morphology: null });
+      expect(mundum.candidates.length).toBeGreaterThan(1);
+      expect(mundum.candidates.every((c: any) => c.morphology.code && c.dictionary_form)).toBe(true);
+    } else expect(vg.tokens[3]).toMatchObject({ study_status: 'pending', lemma: null });
     expect(sy.source_text.source_role).toBe('Aramaic/Syriac Tradition');
     expect(sy.tokens[0]).toMatchObject({ language: 'syc', study_status: 'pending', confidence: 'low', morphology: null });
   });
@@ -69,6 +83,14 @@ describe.skipIf(!MIRROR_ROOT)(`study layers from the mirrored upstreams ${NEEDS_
     const ps = await panels('/api/v1/study/douay-rheims/ps/22/1');
     expect(ps.find((p) => p.layer === 'oshb-hebrew')!.source_reference).toBe('ps.23.1');
     expect(ps.find((p) => p.layer === 'vulgate-clementine')!.source_reference).toBe('ps.22.1');
+  });
+  it('the Douay-Rheims outside Psalms: Vulgate Num 13:1 is KJV 12:16, Dan 3:91 is KJV 3:24, Dan 3:24 (a Greek addition) has no KJV verse', async () => {
+    const num = await panels('/api/v1/study/douay-rheims/num/13/1');
+    expect(num.find((p) => p.layer === 'oshb-hebrew')!.source_reference).toBe('num.12.16');
+    expect(num.find((p) => p.layer === 'vulgate-clementine')!.source_reference).toBe('num.13.1');
+    expect((await panels('/api/v1/study/kjv/num/12/16')).find((p) => p.layer === 'vulgate-clementine')!.source_reference).toBe('num.13.1');
+    expect((await panel('/api/v1/study/kjv/dan/3/24', 'vulgate-clementine')).source_reference).toBe('dan.3.91');
+    expect(await panels('/api/v1/study/douay-rheims/dan/3/24')).toEqual([]);
   });
   it('each filter changes what it should and nothing else', async () => {
     const base = await panels('/api/v1/study/asv/gen/1/1');

@@ -1,9 +1,12 @@
 /**
  * Study layers on small fixtures in the upstreams' own formats (test/fixtures/study/:
  * OSHB OSIS books and VerseMap.xml cut from morphhb@2.0.2, MorphGNT lines, byztxt CSV
- * rows), the three morphology decoders, and the versification mapping.
+ * rows, Whitaker's WORDS output), the morphology decoders, and the versification mapping.
  */
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readOshbBook, readVerseMap } from '../sources/readers/oshb.ts';
 import { readByzantineCsv, readMorphGnt } from '../sources/readers/greek-nt.ts';
@@ -13,7 +16,11 @@ import { decodeRobinson } from '../sources/scripture/study/morph-robinson.ts';
 import { decodeMorphGnt } from '../sources/scripture/study/morph-morphgnt.ts';
 import { oshbLayer, oshbStrong } from '../sources/scripture/study/oshb.ts';
 import { Lexicon } from '../sources/scripture/study/lexicon.ts';
-import { HebrewMap, studyKeys, vulgatePsalmToHebrew } from '../sources/scripture/study/versification.ts';
+import { readWhitakerOutput } from '../sources/readers/whitaker.ts';
+import { analyseLatin, latinForm, latinToken } from '../sources/scripture/study/latin.ts';
+import { decodeWhitaker } from '../sources/scripture/study/morph-whitaker.ts';
+import { STATUSES, type TokenTuple } from '../sources/scripture/study/tokens.ts';
+import { HebrewMap, studyKeys, vulgatePsalmToHebrew, vulgateToKjv } from '../sources/scripture/study/versification.ts';
 
 const fixture = (f: string) => readFileSync(new URL(`./fixtures/study/${f}`, import.meta.url), 'utf8');
 
@@ -147,5 +154,90 @@ describe('versification mapping', () => {
     expect(vulgatePsalmToHebrew(115, 1)).toEqual({ chapter: 116, verse: 10 });
     expect(vulgatePsalmToHebrew(147, 1)).toEqual({ chapter: 147, verse: 12 });
     expect(studyKeys('Vulg', { book: 'John', chapter: 3, verse: 16 }, map)).toEqual(['john.3.16']);
+  });
+  it('maps Vulgate verses outside Psalms through SWORD\'s KJV-Vulg table (sources/scripture/versification/KJV-Vulg.json)', () => {
+    const vulg = (book: string, chapter: number, verse: number) => studyKeys('Vulg', { book, chapter, verse }, map);
+    expect(vulg('Num', 13, 1)).toEqual(['num.12.16']); // the Vulgate starts Num 13 one verse early
+    expect(vulg('Num', 13, 2)).toEqual(['num.13.1']);
+    expect(vulg('Gen', 49, 31)).toEqual(['gen.49.31', 'gen.49.32']); // one Vulgate verse, two KJV verses
+    expect(vulg('Gen', 49, 32)).toEqual(['gen.49.33']);
+    expect(vulg('Job', 39, 31)).toEqual(['job.40.1']);
+    expect(vulg('Rev', 12, 18)).toEqual(['rev.13.1']);
+    expect(vulg('Dan', 3, 91)).toEqual(['dan.3.24']);
+    expect(vulg('Dan', 3, 24)).toEqual([]); // the Greek additions: no KJV verse, so no study key
+    // Malachi and Joel: the Vulgate numbers them as the KJV does (the Hebrew differs: Mal 3:19, Joel 3:1).
+    expect(vulg('Mal', 4, 1)).toEqual(['mal.4.1']);
+    expect(vulg('Joel', 2, 28)).toEqual(['joel.2.28']);
+    expect(vulg('Tob', 1, 1)).toEqual(['tob.1.1']); // books the KJV lacks keep their numbers
+    expect(vulgateToKjv({ book: 'num', chapter: 13, verse: 1 })).toEqual(['num.12.16']); // the server asks with slugs
+  });
+});
+
+describe("Whitaker's WORDS reader, decoder and Latin tokens", () => {
+  // Fixture: the analyser's own file-mode output (whitakers-words 0.2020.10.27, Debian) for words.txt, each followed by the sentinel.
+  const words = fixture('whitaker/words.txt').split('\n').filter(Boolean);
+  const parsed = readWhitakerOutput(fixture('whitaker/out.txt'), words);
+  it('splits the output into one answer per word and groups inflections under their dictionary entry', () => {
+    expect([...parsed.keys()]).toEqual(words);
+    expect(parsed.get('principio')!.entries).toEqual([
+      { entry: 'principium, principi(i) N (2nd) N', codes: ['N 2 4 DAT S N', 'N 2 4 ABL S N'], meaning: 'beginning;' },
+      { entry: 'principio, principiare, principiavi, principiatus V (1st)', codes: ['V 1 1 PRES ACTIVE IND 1 S'], meaning: expect.stringMatching(/^begin to speak/) },
+    ]);
+    expect(parsed.get('in')!.entries.map((e) => e.entry)).toEqual(['in PREP ABL', 'in PREP ACC']);
+    // An enclitic is an affix, not an analysis; its meaning does not leak into the entry's.
+    expect(parsed.get('filiumque')).toEqual({ affixes: ['que (TACKON)'], entries: [{ entry: 'filius, fili N (2nd) M', codes: ['N 2 5 ACC S M'], meaning: 'son;' }] });
+    // Unknown names and single letters have no analysis; a frequency flag is not part of the code.
+    expect(parsed.get('aaron')!.entries).toEqual([]);
+    expect(parsed.get('a')!.entries).toEqual([]);
+    // "May be 2 words combined (ab+ana) If not obvious, probably incorrect": not an analysis.
+    expect(parsed.get('abana')).toEqual({ entries: [], affixes: [] });
+    expect(parsed.get('mortuus')!.entries.map((e) => e.codes[0])).toEqual(['VPAR 3 1 NOM S M PERF PPL', 'N 2 1 NOM S M', 'ADJ 1 1 NOM S M POS']);
+  });
+  it('refuses output whose answers do not line up with the words', () => {
+    expect(() => readWhitakerOutput(fixture('whitaker/out.txt'), words.slice(1))).toThrow(/expected 12 answers, found 13/);
+  });
+  it('decodes inflection codes into the same named parts as the other decoders', () => {
+    expect(decodeWhitaker('N 2 4 ABL S N')).toEqual({ part_of_speech: 'noun', declension: '2nd', case: 'ablative', number: 'singular', gender: 'neuter' });
+    expect(decodeWhitaker('V 3 1 PERF ACTIVE IND 3 S')).toEqual({ part_of_speech: 'verb', conjugation: '3rd', tense: 'perfect', voice: 'active', mood: 'indicative', person: 'third', number: 'singular' });
+    // A deponent participle has no voice column.
+    expect(decodeWhitaker('VPAR 3 1 NOM S M PERF PPL')).toEqual({ part_of_speech: 'participle', conjugation: '3rd', case: 'nominative', number: 'singular', gender: 'masculine', tense: 'perfect', mood: 'participle' });
+    expect(decodeWhitaker('V 1 1 PRES ACTIVE INF 0 X')).toEqual({ part_of_speech: 'verb', conjugation: '1st', tense: 'present', voice: 'active', mood: 'infinitive' });
+    expect(decodeWhitaker('ADJ 1 1 NOM S M POS')).toMatchObject({ part_of_speech: 'adjective', degree: 'positive' });
+    expect(decodeWhitaker('PREP ACC')).toEqual({ part_of_speech: 'preposition', case: 'accusative' });
+    expect(decodeWhitaker('CONJ')).toEqual({ part_of_speech: 'conjunction' });
+    expect(() => decodeWhitaker('N 2 4 QQQ S N')).toThrow(/unknown case 'QQQ'/);
+    expect(() => decodeWhitaker('ZZ 1')).toThrow(/unknown part of speech/);
+  });
+  it('makes one analysis rule-aligned, several review-needed with every candidate, none pending', () => {
+    const analyses = { analyser: 'fixture', words: new Map([...parsed].filter(([, a]) => a.entries.length).map(([w, a]) => [w, a.entries.map((e) => [e.entry, e.meaning, e.codes] as [string, string, string[]])])) };
+    const glosses: Record<string, string> = {};
+    expect(latinToken(4, 'Dilexit', analyses, glosses)).toEqual([4, 'Dilexit', 'diligo, diligere, dilexi, dilectus V (3rd) TRANS', null, 'V 3 1 PERF ACTIVE IND 3 S', STATUSES.indexOf('rule-aligned'), 1]);
+    expect(glosses['la:diligo, diligere, dilexi, dilectus V (3rd) TRANS']).toBe('love, hold dear'); // the first senses, up to ';'
+    const verbum = latinToken(4, 'verbum,', analyses, glosses) as TokenTuple;
+    expect(verbum).toBe('verbum,'); // not a form WORDS is asked about (punctuation): stays pending
+    const v = latinToken(4, 'Verbum', analyses, glosses) as TokenTuple;
+    expect(v.slice(2, 7)).toEqual(['verbum, verbi N (2nd) N', null, null, STATUSES.indexOf('review-needed'), 2]);
+    expect(v[7]).toEqual({ candidates: [['verbum, verbi N (2nd) N', 'N 2 2 NOM S N', 'N 2 2 VOC S N', 'N 2 2 ACC S N']] });
+    expect((latinToken(1, 'principio', analyses, glosses) as TokenTuple)[2]).toBeNull(); // two headwords: no single lemma
+    expect(latinToken(1, 'Aaron', analyses, glosses)).toBe('Aaron');
+    expect(latinForm('cælum')).toBe('caelum');
+    expect(latinForm('Israël')).toBe('israel');
+    expect(latinForm('a')).toBeNull();
+  });
+});
+
+const whitaker = spawnSync('sh', ['-c', 'command -v whitakers-words']).status === 0;
+describe.skipIf(!whitaker)('whitakers-words, the program (skipped when it is not installed: apt-get install whitakers-words)', () => {
+  it('runs once over the forms, then answers from its cache', () => {
+    const cache = mkdtempSync(path.join(os.tmpdir(), 'almanac-words-test-'));
+    const env = { ...process.env, ALMANAC_WHITAKER_CACHE: cache };
+    const a = analyseLatin(['dilexit', 'mundum', 'aaron', 'dilexit'], env)!;
+    expect(a.words.get('dilexit')).toEqual([['diligo, diligere, dilexi, dilectus V (3rd) TRANS', expect.stringMatching(/^love/), ['V 3 1 PERF ACTIVE IND 3 S']]]);
+    expect(a.words.has('aaron')).toBe(false);
+    expect(readdirSync(cache)).toHaveLength(1);
+    const again = analyseLatin(['mundum', 'dilexit', 'aaron'], { ...env, PATH: '/nonexistent' });
+    expect(again).toBeNull(); // without the program: pending, whatever the cache holds
+    expect(analyseLatin(['aaron', 'mundum', 'dilexit'], env)!.words).toEqual(a.words);
+    rmSync(cache, { recursive: true, force: true });
   });
 });

@@ -2,68 +2,32 @@
  * Token reviews: a person verifies or rejects a study token with a note. Stored in one
  * small JSON file under ALMANAC_STATE_DIR (`reviews.json`), replaced atomically (temp
  * file, fsync, rename: writeFileDurable), so a kill -9 leaves the old or the new file,
- * never half of one. Every change is a read-modify-write under `reviews.lock`, a lock
- * file created with O_EXCL: two review commands at once cannot lose each other's
- * change; the second waits (up to 5 s) and then refuses. A lock left by a killed
- * process is taken over once its pid is gone (two commands taking over the same stale
- * lock at the same instant could both proceed: a known limit, only after a crash).
- *
- * The lock is deliberately self-contained here; a generic state-folder lock for keys is
- * being added elsewhere in server/state and the two should be unified.
+ * never half of one. Every change is a read-modify-write under `reviews.lock`: two
+ * review commands at once cannot lose each other's change; the second waits (up to 5 s)
+ * and then refuses. It is the state folder's one lock kind (state/lock.ts, the same as
+ * `keys.lock`): a file created with O_EXCL holding
+ * `<pid> <host> <time>`, taken over once its pid is gone (a killed reviewer), moved
+ * aside and re-checked so two processes taking over the same stale lock cannot both
+ * proceed.
  *
  * The server re-reads the file when its mtime or size changes (a stat per study
  * request), so a review shows in the API at once, without a rebuild.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileDurable } from './atomic.ts';
+import { withLock } from './lock.ts';
 
 export type ReviewDecision = 'verified' | 'rejected';
 export interface ReviewEvent { decision: ReviewDecision; note: string; reviewer: string; at: string }
 export interface TokenReview extends ReviewEvent { token: string; history: ReviewEvent[] }
 interface ReviewFile { version: 1; reviews: Record<string, TokenReview> }
 
+/** How long a review command waits for another reviewer's write before refusing. */
 const LOCK_WAIT_MS = 5000;
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Runs `fn` holding `<dir>/reviews.lock`; throws if another live process holds it past the wait. */
-export function withReviewLock<T>(dir: string, fn: () => T): T {
-  const lock = path.join(dir, 'reviews.lock');
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      const fd = openSync(lock, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      let holder = 0;
-      try {
-        holder = Number(readFileSync(lock, 'utf8').trim() || 0);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // released meanwhile: try again
-        throw e;
-      }
-      if (holder && !pidAlive(holder)) { rmSync(lock, { force: true }); continue; }
-      if (Date.now() > deadline) throw new Error(`reviews are locked by process ${holder || '?'} (${lock}); try again`);
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
-    }
-  }
-  try {
-    return fn();
-  } finally {
-    rmSync(lock, { force: true });
-  }
-}
+/** Runs `fn` holding `<dir>/reviews.lock`; throws LockBusy (naming the holder) if another live process holds it past the wait. */
+export const withReviewLock = <T>(dir: string, fn: () => T): T => withLock(path.join(dir, 'reviews.lock'), fn, LOCK_WAIT_MS);
 
 export class ReviewStore {
   readonly file: string;

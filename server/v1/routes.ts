@@ -4,6 +4,7 @@
  * namespaces; the direct /{translation}/… routes are compatibility aliases that answer
  * exactly like their /text counterparts.
  */
+import { createHash } from 'node:crypto';
 import type { SchemaObject } from 'ajv';
 import { OPENAPI_V1 } from '../../pipeline/paths.ts';
 import { TRANSLATION_SLUGS, UNAVAILABLE } from '../../sources/scripture/catalogue.ts';
@@ -140,13 +141,26 @@ function studyReply(ctx: Parameters<Handler>[0], endpoint: string, study: boolea
   };
   const data = { references: verses.map((v) => v.reference), panels: verses.reduce((n, v) => n + v.count, 0) };
   const books = extra.range ? { books: booksOf(t, verses.map((v) => v.reference.slice(0, v.reference.indexOf('.')))) } : {};
-  // Panels arrive serialized (cached per verse); spliced in rather than parsed and re-serialized.
-  const panels = `[${verses.filter((v) => v.count).map((v) => v.panels.slice(1, -1)).join(',')}]`;
   const head = study
     ? { meta, translation: { slug: t.slug, abbreviation: t.summary.abbreviation }, book: { slug: b.slug, name: b.name }, ...books, data, readable_text: readable(ctx, t, verses) }
     : { meta, ...books, data };
-  return { kind: 'json', body: `${JSON.stringify(head).slice(0, -1)},"source_panels":${panels}}` };
+  // Panels arrive serialized as UTF-8 (cached per verse); spliced in as bytes rather than
+  // parsed and re-serialized or joined into one large string.
+  const parts: Buffer[] = [Buffer.from(`${JSON.stringify(head).slice(0, -1)},"source_panels":[`)];
+  // The ETag hashes the head and each spliced fragment's digest: the same identity as
+  // hashing the body (the fragments are the rest of it), for ~1/1000 of the bytes.
+  const etag = createHash('sha1').update(parts[0]);
+  for (const v of verses) {
+    if (!v.count) continue;
+    if (parts.length > 1) parts.push(COMMA);
+    parts.push(v.panels);
+    etag.update(v.digest);
+  }
+  parts.push(CLOSE);
+  return { kind: 'json', body: Buffer.concat(parts), etag: `s${etag.digest('base64url')}` };
 }
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']}');
 const studyRoute = (ns: 'study' | 'morphology', what: string): Route[] => {
   const study = ns === 'study';
   const handler: Handler = (ctx) => {

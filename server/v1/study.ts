@@ -4,18 +4,20 @@
  * dataset (one record per KJV-numbered verse, all layers in it) and its build summary,
  * plus the review overlay (server/state/reviews.ts), which applies at once.
  */
+import { createHash } from 'node:crypto';
 import type { SchemaObject } from 'ajv';
 import { STUDY_DATASET, type StudyRecord, type StudySummary } from '../../sources/scripture/study/dataset.ts';
 import { SOURCE_ROLES } from '../../sources/scripture/study/layer.ts';
 import { STATUSES } from '../../sources/scripture/study/tokens.ts';
+import { vulgateToKjv } from '../../sources/scripture/study/versification.ts';
 import { ApiError } from '../errors.ts';
 import type { Ctx } from '../handlers.ts';
 import type { ParamSpec } from '../query.ts';
 import { Lru } from '../release.ts';
 import { reviewsIn } from '../state/reviews.ts';
 import { v1Envelope } from './schemas.ts';
-import { layerTable, panelsOf, type StudyFilters } from './study-tokens.ts';
-import { findBook, verseItem, verseOrdinal, verseRecord, type Translation } from './text.ts';
+import { layerTable, panelsJson, type StudyFilters } from './study-tokens.ts';
+import { findBook, referenceOrdinal, verseItem, verseOrdinal, verseRecord, type Translation } from './text.ts';
 import { requestedRange } from './references.ts';
 
 /** Longest study or morphology range (the spec: at most 100 verses). */
@@ -71,21 +73,35 @@ export function studyInfo(ctx: Ctx) {
 
 /** The study record for a verse of a translation (null when no layer has it: panels are then empty, not an error). */
 function studyRecord(ctx: Ctx, t: Translation, r: { book: string; chapter: number; verse: number }): StudyRecord | null {
-  // The Douay-Rheims numbers psalms as the Vulgate does: resolved through the build's vulg: aliases.
-  const vulgPsalm = t.summary.versification === 'Vulg' && r.book === 'ps';
-  const ord = ctx.release.lookup(STUDY_DATASET, vulgPsalm ? `vulg:ps.${r.chapter}.${r.verse}` : `${r.book}.${r.chapter}.${r.verse}`);
+  // The Douay-Rheims numbers verses as the Vulgate does: psalms resolve through the build's
+  // vulg: aliases (they need OSHB's VerseMap), other books through SWORD's Vulg mapping.
+  let k = `${r.book}.${r.chapter}.${r.verse}`;
+  if (t.summary.versification === 'Vulg') {
+    if (r.book === 'ps') k = `vulg:${k}`;
+    else {
+      const keys = vulgateToKjv({ book: r.book, chapter: r.chapter, verse: r.verse });
+      if (!keys.length) return null; // a verse the KJV numbering has no counterpart for (Dan 3:24–90)
+      k = keys[0];
+    }
+  }
+  const ord = ctx.release.lookup(STUDY_DATASET, k);
   return ord === undefined ? null : (JSON.parse(ctx.release.record(STUDY_DATASET, ord).toString('utf8')) as StudyRecord);
 }
 
-/** A verse's panels, already serialized (`[...]`), and how many there are. */
-export interface StudyVerse { ord: number; reference: string; panels: string; count: number }
+/**
+ * A verse's panels, already serialized as UTF-8 JSON without the enclosing brackets
+ * (`{…},{…}`, empty when none), and how many there are. Bytes, not a string: a 100-verse
+ * range is ~3 MB, and spliced Buffers are hashed (ETag) and written without being
+ * encoded to UTF-8 again each time.
+ */
+export interface StudyVerse { ord: number; reference: string; panels: Buffer; count: number; digest: string }
 
 /**
  * Serialized panels by release, verse, translation, filters and review-file version.
  * Expanding a verse's tuples into token objects and serializing them is most of a study
  * request's work; a review changes the version, so a cached panel never hides one.
  */
-const panelCache = new Lru<[string, number]>(Number(process.env.ALMANAC_STUDY_CACHE_MB ?? 64) * 2 ** 20);
+const panelCache = new Lru<[Buffer, number, string]>(Number(process.env.ALMANAC_STUDY_CACHE_MB ?? 64) * 2 ** 20);
 
 function studyOf(ctx: Ctx, t: Translation, ords: number[]): StudyVerse[] {
   const { summary } = studyInfo(ctx);
@@ -100,11 +116,13 @@ function studyOf(ctx: Ctx, t: Translation, ords: number[]): StudyVerse[] {
     let hit = panelCache.get(key);
     if (!hit) {
       const rec = studyRecord(ctx, t, v);
-      const panels = rec ? panelsOf(rec, t.slug, v.id, layers, f, reviews) : [];
-      hit = [JSON.stringify(panels), panels.length];
-      panelCache.set(key, hit, hit[0].length * 2 + key.length);
+      const [json, count] = rec ? panelsJson(rec, t.slug, v.id, layers, f, reviews) : ['', 0];
+      const bytes = Buffer.from(json);
+      // The fragment's own hash, so a response's ETag is a hash of ~100 digests, not of 3 MB.
+      hit = [bytes, count, createHash('sha1').update(bytes).digest('base64url')];
+      panelCache.set(key, hit, hit[0].length + key.length * 2 + 64);
     }
-    return { ord, reference: v.id, panels: hit[0], count: hit[1] };
+    return { ord, reference: v.id, panels: hit[0], count: hit[1], digest: hit[2] };
   });
 }
 

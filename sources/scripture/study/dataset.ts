@@ -13,6 +13,7 @@ import { ENGLISH_LAYERS } from './english.ts';
 import { byzantineLayer, sblgntLayer } from './greek.ts';
 import { ABSENT_LAYERS, type LayerMeta, type LayerVerse, type ReadContext, type StudyLayer } from './layer.ts';
 import { LEXICON_INPUTS, LEXICON_PROVENANCE, Lexicon } from './lexicon.ts';
+import { WHITAKER_PROVENANCE } from './latin.ts';
 import { oshbLayer } from './oshb.ts';
 import { peshittaLayer, vulgateLayer } from './sword-layers.ts';
 import { STATUSES, type StoredPanel, type TokenTuple } from './tokens.ts';
@@ -70,7 +71,8 @@ export function studyDataset(layers: StudyLayer[] = STUDY_LAYERS): DatasetSource
     title: 'Scripture word-study layers',
     description: 'Source-language and tradition layers with word tokens, lemmas, Strong\'s numbers, morphology and generated English alignment.',
     contractVersion: '0.1.0',
-    provenance: [...new Map([...metas.flatMap((m) => m.provenance), LEXICON_PROVENANCE].map((p) => [p.name, p])).values()],
+    // Whitaker's WORDS is listed with the Latin layer: its candidates are served where the build machine had it.
+    provenance: [...new Map([...metas.flatMap((m) => m.provenance), ...(layers.includes(vulgateLayer) ? [WHITAKER_PROVENANCE] : []), LEXICON_PROVENANCE].map((p) => [p.name, p])).values()],
     inputs,
     schema: {
       type: 'object', additionalProperties: false, required: ['id', 'book', 'chapter', 'verse', 'panels', 'glosses'],
@@ -174,6 +176,7 @@ function add(records: Map<string, StudyRecord>, ctx: ReadContext, lexicon: Lexic
     if (!p) r.panels.push((p = { layer: m.id, refs: [], tokens: [] }));
     let idx = p.refs.indexOf(ref);
     if (idx < 0) { idx = p.refs.push(ref) - 1; if (idx > 0) p.ref_of ??= p.tokens.map(() => 0); }
+    if (v.glosses) for (const [g, meaning] of Object.entries(v.glosses)) r.glosses[g] = meaning;
     for (const t of v.tokens) {
       p.tokens.push(t);
       p.ref_of?.push(idx);

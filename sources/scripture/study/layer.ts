@@ -28,6 +28,8 @@ export interface LayerVerse {
   layer: string;
   ref: Ref;
   tokens: (TokenTuple | string)[];
+  /** Glosses the tokens refer to by key (Latin: `la:<dictionary line>` → Whitaker's meaning), merged into the record's. */
+  glosses?: Record<string, string>;
 }
 
 export interface StudyLayer {

@@ -5,6 +5,9 @@
  * morphology: each word is a `pending` token (confidence low: nothing has analysed it)
  * until a reviewer or a future analyser supplies one.
  *
+ * Latin words get morphology candidates from Whitaker's WORDS when the build machine has
+ * it (latin.ts): generated, `rule-aligned` or `review-needed`; the rest stay pending.
+ *
  * Words are the verse's clean text (sources/readers/sword-markup.ts) split on spaces,
  * with punctuation kept off the token (Latin ":;,.?!", Syriac "܀ ܁ ܂ ܃ ܄ ܆ ܇").
  */
@@ -12,6 +15,7 @@ import type { Provenance } from '../../contract.ts';
 import { readSwordModule } from '../../readers/sword.ts';
 import { cleanVerse } from '../../readers/sword-markup.ts';
 import type { LayerMeta, LayerVerse, StudyLayer } from './layer.ts';
+import { analyseLatin, latinForm, latinToken, WHITAKER_PROVENANCE } from './latin.ts';
 
 const RAWZIP = 'https://www.crosswire.org/ftpmirror/pub/sword/packages/rawzip/';
 
@@ -59,6 +63,20 @@ function swordLayer([s, what]: [Spec, string]): StudyLayer {
           layer: meta.id, ref: { book: v.book, chapter: v.chapter, verse: v.verse },
           tokens: words, // bare strings: pending tokens (see tokens.ts)
         });
+      }
+      meta.provenance = provenance(s, what);
+      if (s.language === 'la') {
+        // Latin morphology candidates where the build machine has Whitaker's WORDS (latin.ts).
+        const forms = out.flatMap((v) => (v.tokens as string[]).map(latinForm).filter((f): f is string => f !== null));
+        const analyses = analyseLatin(forms);
+        if (analyses) {
+          meta.provenance = [...meta.provenance, WHITAKER_PROVENANCE];
+          for (const v of out) {
+            const glosses: Record<string, string> = {};
+            v.tokens = (v.tokens as string[]).map((w, i) => latinToken(i + 1, w, analyses, glosses));
+            v.glosses = glosses;
+          }
+        }
       }
       return out;
     },

@@ -13,10 +13,17 @@
  *   numbering but the Hebrew verse numbering (titles are verse 1: Vulg Ps 22:1 "Psalmus
  *   David. Dominus regit me" = Hebrew Ps 23:1), so a Vulgate psalm verse is first moved to
  *   its Hebrew psalm (table below, the standard LXX/MT correspondence) and then mapped
- *   as Hebrew. Other books keep their numbers (see README for what that leaves out).
+ *   as Hebrew. Other books: SWORD's own KJV → Vulg mapping (CrossWire's
+ *   `mappings_vulg`, evaluated with libsword 1.9.0 into ../versification/KJV-Vulg.json
+ *   by export-mapping.py there), inverted: a Vulgate verse belongs to every KJV verse
+ *   mapped to it (Vulg Gen 49:31 = KJV 49:31–32; Vulg Num 13:1 = KJV 12:16). A Vulgate
+ *   verse of a KJV book that no KJV verse maps to (the Greek additions, Dan 3:24–90) has
+ *   no study key; books the KJV lacks (Tobit, Sirach…) keep their numbers.
  * - NRSV (Geneva), KJV, eBible and own numberings: taken as KJV numbering.
  */
+import { readFileSync } from 'node:fs';
 import type { VerseMapEntry } from '../../readers/oshb.ts';
+import { versification } from '../books.ts';
 
 export type Ref = { book: string; chapter: number; verse: number };
 export const key = (r: Ref) => `${r.book.toLowerCase()}.${r.chapter}.${r.verse}`;
@@ -68,6 +75,33 @@ export function vulgatePsalmToHebrew(chapter: number, verse: number): { chapter:
   return { chapter: 147, verse: verse + 11 }; // 147
 }
 
+let vulgInverse: { keys: Map<string, string[]>; kjvBooks: Set<string> } | undefined;
+/** KJV study keys of a Vulgate-numbered verse outside Psalms ([] when the KJV has no such verse). */
+export function vulgateToKjv(r: Ref): string[] {
+  if (!vulgInverse) {
+    const table = JSON.parse(readFileSync(new URL('../versification/KJV-Vulg.json', import.meta.url), 'utf8')) as { verses: Record<string, string | null> };
+    const keys = new Map<string, string[]>();
+    const kjvBooks = new Set<string>();
+    for (const b of versification('KJV').books) {
+      kjvBooks.add(b.osis.toLowerCase());
+      if (b.osis === 'Ps') continue;
+      b.verses.forEach((n, c) => {
+        for (let v = 1; v <= n; v++) {
+          const kjv = `${b.osis}.${c + 1}.${v}`;
+          const vulg = Object.hasOwn(table.verses, kjv) ? table.verses[kjv] : kjv;
+          if (!vulg) continue;
+          const k = vulg.toLowerCase();
+          (keys.get(k) ?? keys.set(k, []).get(k)!).push(kjv.toLowerCase());
+        }
+      });
+    }
+    vulgInverse = { keys, kjvBooks };
+  }
+  const k = key(r);
+  if (!vulgInverse.kjvBooks.has(r.book.toLowerCase())) return [k];
+  return vulgInverse.keys.get(k) ?? [];
+}
+
 /** Study keys for a verse in a given numbering system (the translation's or a layer's). */
 export function studyKeys(system: string, r: Ref, hebrew: HebrewMap): string[] {
   if (system === 'WLC') return hebrew.toKjv(r);
@@ -75,5 +109,6 @@ export function studyKeys(system: string, r: Ref, hebrew: HebrewMap): string[] {
     const h = vulgatePsalmToHebrew(r.chapter, r.verse);
     return hebrew.toKjv({ book: 'Ps', ...h });
   }
+  if (system === 'Vulg') return vulgateToKjv(r);
   return [key(r)];
 }
