@@ -226,7 +226,8 @@ function assemble(opts: AppOptions, log: (m: string) => void, quota: QuotaView, 
         const query = parseQuery(search, route.query);
         const replied = route.handler({ release: rel, params, query, path: rawPath, key, quota });
         const reply = replied instanceof Promise ? await replied : replied;
-        if (reply.kind === 'download') return sendDownload(req, res, reply, headers, limitHeaders, bill);
+        // Awaited inside the try: its Range errors (416) answer with the envelope.
+        if (reply.kind === 'download') return await sendDownload(req, res, reply, headers, limitHeaders, bill);
         if (reply.kind === 'file') {
           if (!rel.entry(reply.path)) throw new ApiError('not_found', 'this file is not part of the served release'); // a partial offline bundle
           body = releaseFile(rel, reply.path);
