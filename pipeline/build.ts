@@ -12,7 +12,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { DatasetSource } from '../sources/contract.ts';
 import { ALL_SOURCES } from '../sources/index.ts';
-import { platformOpenApi, scriptureOpenApi } from '../server/openapi.ts';
+import { releaseOpenApi } from '../server/openapi.ts';
+import { docsFiles } from './docs.ts';
 import { InputUnavailable, resolveInputs } from './inputs.ts';
 import { LICENCES, MANIFEST, SEARCH_SHARD_SIZE, OPENAPI, OPENAPI_V1, aliasKey, distDir, isDatasetFile, releaseDir } from './paths.ts';
 import { DatasetGenerator, orderRecords, type DatasetInfo, type OutFile } from './shards.ts';
@@ -141,8 +142,10 @@ export async function build(opts: BuildOptions = {}) {
     }
 
     checkLinks(sources, built);
-    add({ path: OPENAPI, content: Buffer.from(JSON.stringify(platformOpenApi(), null, 1) + '\n') });
-    add({ path: OPENAPI_V1, content: Buffer.from(JSON.stringify(scriptureOpenApi(), null, 1) + '\n') });
+    const { platform, scripture } = await releaseOpenApi(writer.preview({ pipeline_version: PIPELINE_VERSION, datasets, absent }));
+    add({ path: OPENAPI, content: Buffer.from(JSON.stringify(platform, null, 1) + '\n') });
+    add({ path: OPENAPI_V1, content: Buffer.from(JSON.stringify(scripture, null, 1) + '\n') });
+    for (const f of docsFiles({ platform, scripture })) add(f);
     add({ path: LICENCES, content: Buffer.from(JSON.stringify(licences(sources, datasets), null, 1) + '\n') });
   } catch (err) {
     writer.abort();

@@ -74,6 +74,15 @@ export class ReleaseWriter {
     return this.entries.size;
   }
 
+  /**
+   * The release so far, readable before it is committed: its folder and a manifest of the
+   * files written (release id `preview`). The build answers example requests from it.
+   */
+  preview(manifestExtra: Omit<Manifest, 'release' | 'files'>): { dir: string; manifest: Manifest } {
+    const files = Object.fromEntries([...this.entries.keys()].sort().map((p) => [p, this.entries.get(p)!]));
+    return { dir: this.tmp, manifest: { release: 'preview', ...manifestExtra, files } as Manifest };
+  }
+
   commit(manifestExtra: Omit<Manifest, 'release' | 'files'>): string {
     const paths = [...this.entries.keys()].sort();
     const lines = paths.map((p) => `${p} ${this.entries.get(p)!.sha256}`);

@@ -16,6 +16,7 @@ import { ApiError } from './errors.ts';
 import { PREFLIGHT_HEADERS, etagOf, sendError, sendFile, sendJson, type HeaderList } from './http.ts';
 import { parseQuery } from './query.ts';
 import { sendDownload } from './downloads.ts';
+import { docsPath, sendDocs } from './docs.ts';
 import { Lru, Release } from './release.ts';
 import { KeyStore } from './state/keys.ts';
 import { QuotaStore } from './state/quota.ts';
@@ -114,6 +115,9 @@ export function createApp(opts: AppOptions): App {
       const qi = url.indexOf('?');
       const rawPath = qi === -1 ? url : url.slice(0, qi);
       const search = new URLSearchParams(qi === -1 ? undefined : url.slice(qi + 1));
+      // The docs page: static files of the release, public and never counted (server/docs.ts).
+      const docs = docsPath(rawPath);
+      if (docs) return sendDocs(req, res, release, docs);
       const surface = surfaces.find((s) => s.owns(rawPath)) ?? PUBLIC;
       const match = surface.router.match(rawPath);
       // Authenticate before revealing whether a path exists.
