@@ -73,11 +73,12 @@ async function requests(release: Release, routes: Route[], run: (route: Route, u
       ids = (list?.data ?? []).map((r) => String(r.id));
       firstIds.set(route.dataset, ids);
     }
+    // One parameter takes any id, a slash percent-encoded (Europe%2FBerlin); n parameters an id of n parts.
     const parts = route.pathParams.length;
-    const id = ids.find((i) => i.split('/').length === parts && !i.split('/').some((s) => s === ''));
+    const id = parts === 1 ? ids[0] : ids.find((i) => i.split('/').length === parts && !i.split('/').some((s) => s === ''));
     if (id && route.path.split('/').filter((s) => s.startsWith('{')).length === parts) {
       const template = route.path.split('/').slice(0, -parts).join('/');
-      out.set(route.operationId, `${template}/${id.split('/').map(encodeURIComponent).join('/')}`);
+      out.set(route.operationId, `${template}/${id.split('/').map(encodeURIComponent).join(parts === 1 ? '%2F' : '/')}`);
     }
   }
   return out;
