@@ -52,7 +52,12 @@ function operation(route: Route, codes: string[], authStatuses: number[], exampl
     ...route.pathParams.map((p) => ({ name: p.name, in: 'path', required: true, description: p.description, schema: { type: 'string' } })),
     ...route.query.map((q) => ({ name: q.name, in: 'query', required: !!q.required, description: q.description, schema: q.schema })),
   ];
-  const okHeaders = { ETag: HEADER('Content hash of the body; send it back in If-None-Match'), ...(route.auth ? RATE_HEADERS : {}) };
+  const okHeaders = {
+    ETag: HEADER('Content hash of the body; send it back in If-None-Match'),
+    'Cache-Control': HEADER('How long and by whom the response may be cached (keyed data is private; README "Caching")'),
+    Vary: HEADER('Accept-Encoding, where the body may be sent compressed (br, gzip)'),
+    ...(route.auth ? RATE_HEADERS : {}),
+  };
   const a = route.auth;
   const responses: Record<string, unknown> = {
     200: {
