@@ -75,7 +75,13 @@ function compile() {
   }
   writeFileSync(path.join(tmp, '.compiled'), `${new Date().toISOString()}\n`);
   rmSync(LIB, { recursive: true, force: true });
-  renameSync(tmp, LIB);
+  try {
+    renameSync(tmp, LIB);
+  } catch (err) {
+    // Another command compiled at the same moment and swapped its lib/ in first: use that one.
+    rmSync(tmp, { recursive: true, force: true });
+    if (!existsSync(STAMP)) throw err;
+  }
   console.error(`compile: lib/ written in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
