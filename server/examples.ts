@@ -107,6 +107,8 @@ export async function responseExamples(at: { dir: string; manifest: Manifest }, 
   };
   const out = new Map<string, Example>();
   for (const [op, url] of await requests(release, routes, run)) {
+    // A macrotask turn per example: an in-process build (tests) must not hold its event loop.
+    await new Promise((resolve) => setImmediate(resolve));
     const route = routes.find((r) => r.operationId === op)!;
     const body = await run(route, url);
     if (body === undefined || JSON.stringify(body).length > MAX_EXAMPLE_BYTES) continue;
