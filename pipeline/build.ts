@@ -6,17 +6,26 @@
  * input cannot be had is skipped with its reason; if the live release has it, its files
  * are carried forward unchanged (marked so in the manifest), so a failed upstream
  * never empties a dataset that was served yesterday.
+ *
+ * With `workers: 1` a worker thread builds the datasets no link check involves beside the
+ * main thread (pipeline/build-worker.ts): the build uses both cores. The release is the
+ * same either way (the manifest lists datasets in source order; tested).
  */
 import { isMain } from './cli.ts';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
 import path from 'node:path';
 import type { DatasetSource } from '../sources/contract.ts';
 import { ALL_SOURCES } from '../sources/index.ts';
-import { platformOpenApi, scriptureOpenApi } from '../server/openapi.ts';
-import { InputUnavailable, resolveInputs } from './inputs.ts';
-import { LICENCES, MANIFEST, SEARCH_SHARD_SIZE, OPENAPI, OPENAPI_V1, aliasKey, distDir, isDatasetFile, releaseDir } from './paths.ts';
-import { DatasetGenerator, orderRecords, type DatasetInfo, type OutFile } from './shards.ts';
-import { InvalidRecord, recordValidator, validateRecords } from './validate.ts';
+import { releaseOpenApi } from '../server/openapi.ts';
+import { docsFiles } from './docs.ts';
+import { InputUnavailable } from './inputs.ts';
+import { buildDataset } from './dataset-build.ts';
+import type { WorkerReply } from './build-worker.ts';
+import { LICENCES, MANIFEST, OPENAPI, OPENAPI_V1, aliasKey, distDir, isDatasetFile, releaseDir } from './paths.ts';
+import type { DatasetInfo, OutFile } from './shards.ts';
+import { InvalidRecord } from './validate.ts';
 import { ReleaseWriter, pruneReleases, readCurrent, type Manifest } from './writer.ts';
 
 /** Bump when the shard layout or record envelopes change. */
@@ -36,7 +45,17 @@ export interface BuildOptions {
   env?: NodeJS.ProcessEnv;
   sources?: DatasetSource<any>[];
   log?: (line: string) => void;
+  /**
+   * Worker threads building datasets beside the main thread (0 or 1; `npm run build` and
+   * `npm start` use 1 on a machine with two cores or more, ALMANAC_BUILD_WORKERS=0 turns it
+   * off). Only for the real sources (the worker loads them by id).
+   */
+  workers?: number;
 }
+
+/** Workers for a command-line build: one where there is a second core. */
+export const defaultWorkers = (env: NodeJS.ProcessEnv = process.env) =>
+  env.ALMANAC_BUILD_WORKERS !== undefined ? Number(env.ALMANAC_BUILD_WORKERS) : availableParallelism() > 1 ? 1 : 0;
 
 function previousRelease(dist: string): { dir: string; manifest: Manifest } | null {
   const id = readCurrent(dist);
@@ -69,80 +88,108 @@ export async function build(opts: BuildOptions = {}) {
     writer.add(f);
   };
 
+  type Outcome = { info: DatasetInfo; files: number; bytes: number; seconds: number } | { unavailable: string; seconds: number };
+  const outcomes = new Map<string, Outcome>();
+  const logLine = (r: DatasetReport) => log(`${r.id.padEnd(14)} ${r.status.padEnd(15)} ${String(r.records).padStart(8)} records ${String(r.files).padStart(5)} files ${kib(r.bytes).padStart(10)} ${r.seconds.toFixed(2).padStart(7)} s${r.reason ? `  (${r.reason})` : ''}`);
+  const builtLine = (id: string, o: Outcome) => 'info' in o && logLine({ id, status: 'built', records: o.info.records, files: o.files, bytes: o.bytes, seconds: o.seconds });
+  let failed = false;
+
+  /** One dataset on this thread. */
+  async function here(source: DatasetSource<any>) {
+    // A macrotask turn between datasets: awaits of settled promises alone never let
+    // timers and I/O run (nor the worker's replies be handled), so an in-process build
+    // would hold its event loop for minutes.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (failed) return;
+    const t0 = performance.now();
+    const step = (what: string) => process.stdout.isTTY && process.stdout.write(`\r\x1b[K${source.id}: ${what}`);
+    const before = { files: writer.files, bytes };
+    try {
+      const keep = { records: !!source.links?.length, keys: linkTargets.has(source.id) };
+      const b = await buildDataset(source, env, add, keep, step);
+      if (keep.records || keep.keys) built.set(source.id, { records: b.records, keys: b.keys });
+      outcomes.set(source.id, { info: b.info, files: writer.files - before.files, bytes: bytes - before.bytes, seconds: (performance.now() - t0) / 1000 });
+    } catch (err) {
+      if (!(err instanceof InputUnavailable)) throw err;
+      outcomes.set(source.id, { unavailable: err.message, seconds: (performance.now() - t0) / 1000 });
+    }
+    if (process.stdout.isTTY) process.stdout.write('\r\x1b[K');
+    builtLine(source.id, outcomes.get(source.id)!);
+  }
+
   try {
-    for (const source of sources) {
-      // A macrotask turn between datasets: awaits of settled promises alone never let
-      // timers and I/O run, so an in-process build would hold its event loop for minutes.
-      await new Promise((resolve) => setImmediate(resolve));
-      const t0 = performance.now();
-      const step = (what: string) => process.stdout.isTTY && process.stdout.write(`\r\x1b[K${source.id}: ${what}`);
-      const before = { files: writer.files, bytes };
-      try {
-        step('resolving inputs');
-        const { raw, resolved, missing } = await resolveInputs(source, env);
-        const shardSize = Number(env.ALMANAC_SEARCH_SHARD_SIZE) || SEARCH_SHARD_SIZE;
-        if (source.normaliseStream && (source.links?.length || linkTargets.has(source.id) || source.summary || source.order)) {
-          throw new Error(`source ${source.id}: links, summary and order are not supported on streamed datasets`);
-        }
-        const gen = new DatasetGenerator(source, resolved, add, shardSize, { spillKeys: !!source.normaliseStream, raw });
-        let records: { id: string }[] = [];
-        if (source.normaliseStream) {
-          // Streamed: validated and written as they arrive, in the source's own order.
-          step('streaming');
-          // Duplicate ids are caught by the generator's key map; no second set of ids here.
-          const check = recordValidator(source, { duplicates: false });
-          let i = 0;
-          try {
-            for await (const r of source.normaliseStream(raw)) {
-              check(r, i++);
-              gen.add(r);
-            }
-          } catch (err) {
-            gen.discard(); // the spilled temporary files of a failed stream
-            throw err;
-          }
-        } else {
-          step('normalising');
-          records = source.normalise(raw);
-          step(`validating ${records.length} records`);
-          validateRecords(source, records);
-          step('generating shards');
-          records = orderRecords(source, records);
-          for (const r of records) gen.add(r);
-        }
-        const { info, keys } = gen.finish();
-        if (source.summary) info.summary = source.summary(records);
-        if (source.upstreamTime || info.live) info.upstream_time = upstreamTime(source, raw, resolved);
-        if (missing.length) info.missing_inputs = missing;
-        // Kept only where a link check needs them: large datasets must not pile up in memory.
-        if (source.links?.length || linkTargets.has(source.id)) {
-          built.set(source.id, { records: source.links?.length ? records : [], keys: linkTargets.has(source.id) ? keys : new Map() });
-        }
-        datasets[source.id] = info;
-        reports.push({ id: source.id, status: 'built', records: info.records, files: writer.files - before.files, bytes: bytes - before.bytes, seconds: (performance.now() - t0) / 1000 });
-      } catch (err) {
-        if (!(err instanceof InputUnavailable)) throw err;
-        const reason = err.message;
-        const old = prev?.manifest.datasets as Record<string, DatasetInfo> | undefined;
-        if (prev && old?.[source.id]) {
-          for (const p of Object.keys(prev.manifest.files).filter((p) => isDatasetFile(source.id, p))) {
-            add({ path: p, content: readFileSync(path.join(prev.dir, p)) });
-          }
-          datasets[source.id] = { ...old[source.id], carried_forward_from: prev.manifest.release };
-          reports.push({ id: source.id, status: 'carried-forward', records: old[source.id].records, files: writer.files - before.files, bytes: bytes - before.bytes, seconds: (performance.now() - t0) / 1000, reason });
-        } else {
-          absent[source.id] = reason;
-          reports.push({ id: source.id, status: 'absent', records: 0, files: 0, bytes: 0, seconds: 0, reason });
-        }
+    // With a worker, datasets that no link check involves are shared between this thread
+    // and the worker (first come, first served, in source order); the rest stay here.
+    const workers = Math.min(opts.workers ?? 0, 1);
+    const shareable = workers && sources.every((s) => ALL_SOURCES.includes(s))
+      ? sources.filter((s) => !s.links?.length && !linkTargets.has(s.id)) : [];
+    const queue = [...shareable];
+    const mine = sources.filter((s) => !shareable.includes(s));
+    const worker = queue.length ? startWorker(writer.dir, env) : null;
+    const viaWorker = async () => {
+      if (!worker) return;
+      const send = () => {
+        const s = queue.shift();
+        const p = s && worker.run(s.id).then((r) => {
+          if ('error' in r) throw new Error(`worker: source ${r.id}: ${r.error}`);
+          if ('unavailable' in r) return void outcomes.set(r.id, { unavailable: r.unavailable, seconds: 0 });
+          for (const [p, e] of r.built.entries) writer.addWritten(p, e);
+          bytes += r.built.bytes;
+          const o = { info: r.built.info as DatasetInfo, files: r.built.entries.length, bytes: r.built.bytes, seconds: r.built.seconds };
+          outcomes.set(r.id, o);
+          builtLine(r.id, o);
+        });
+        p?.catch(() => {}); // the one queued ahead may fail while the first is awaited; it is awaited in turn
+        return p;
+      };
+      // One queued ahead, so the worker goes on while this thread is busy with a dataset.
+      let [a, b] = [send(), send()];
+      while (a) {
+        await a;
+        [a, b] = [b, failed ? undefined : send()];
       }
-      if (process.stdout.isTTY) process.stdout.write('\r\x1b[K');
-      const r = reports[reports.length - 1];
-      log(`${r.id.padEnd(14)} ${r.status.padEnd(15)} ${String(r.records).padStart(8)} records ${String(r.files).padStart(5)} files ${kib(r.bytes).padStart(10)} ${r.seconds.toFixed(2).padStart(7)} s${r.reason ? `  (${r.reason})` : ''}`);
+    };
+    const onThisThread = async () => {
+      for (const source of mine) await here(source);
+      for (let s = queue.shift(); s && !failed; s = queue.shift()) await here(s);
+    };
+    const settled = await Promise.allSettled([onThisThread().catch((e) => { failed = true; throw e; }), viaWorker().catch((e) => { failed = true; throw e; })]);
+    await worker?.stop();
+    const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure) throw failure.reason;
+
+    // The manifest lists datasets in source order, however the threads finished.
+    for (const source of sources) {
+      const o = outcomes.get(source.id)!;
+      if ('info' in o) {
+        datasets[source.id] = o.info;
+        reports.push({ id: source.id, status: 'built', records: o.info.records, files: o.files, bytes: o.bytes, seconds: o.seconds });
+        continue;
+      }
+      const reason = o.unavailable;
+      const before = { files: writer.files, bytes };
+      const old = prev?.manifest.datasets as Record<string, DatasetInfo> | undefined;
+      if (prev && old?.[source.id]) {
+        for (const p of Object.keys(prev.manifest.files).filter((p) => isDatasetFile(source.id, p))) {
+          add({ path: p, content: readFileSync(path.join(prev.dir, p)) });
+        }
+        datasets[source.id] = { ...old[source.id], carried_forward_from: prev.manifest.release };
+        reports.push({ id: source.id, status: 'carried-forward', records: old[source.id].records, files: writer.files - before.files, bytes: bytes - before.bytes, seconds: o.seconds, reason });
+      } else {
+        absent[source.id] = reason;
+        reports.push({ id: source.id, status: 'absent', records: 0, files: 0, bytes: 0, seconds: 0, reason });
+      }
+      logLine(reports[reports.length - 1]);
     }
 
     checkLinks(sources, built);
-    add({ path: OPENAPI, content: Buffer.from(JSON.stringify(platformOpenApi(), null, 1) + '\n') });
-    add({ path: OPENAPI_V1, content: Buffer.from(JSON.stringify(scriptureOpenApi(), null, 1) + '\n') });
+    const { platform, scripture } = await releaseOpenApi(writer.preview({ pipeline_version: PIPELINE_VERSION, datasets, absent }));
+    add({ path: OPENAPI, content: Buffer.from(JSON.stringify(platform, null, 1) + '\n') });
+    add({ path: OPENAPI_V1, content: Buffer.from(JSON.stringify(scripture, null, 1) + '\n') });
+    for (const f of docsFiles({ platform, scripture })) {
+      await new Promise((resolve) => setImmediate(resolve)); // compressing the 1.7 MB bundle: let timers and I/O run
+      add(f);
+    }
     add({ path: LICENCES, content: Buffer.from(JSON.stringify(licences(sources, datasets), null, 1) + '\n') });
   } catch (err) {
     writer.abort();
@@ -187,23 +234,39 @@ function licences(sources: DatasetSource<any>[], datasets: Record<string, Datase
     .map((s) => ({ dataset: s.id, title: s.title, sources: s.provenance }));
 }
 
-/**
- * The upstream's own timestamp: what the source reads from the data (a feed's
- * `generated`), else the newest Last-Modified the upstream sent, else null.
- */
-function upstreamTime(source: DatasetSource<any>, raw: Record<string, unknown>, resolved: DatasetInfo['upstream']): string | null {
-  const own = source.upstreamTime?.(raw) ?? null;
-  if (own !== null) {
-    if (Number.isNaN(Date.parse(own))) throw new InvalidRecord(`source ${source.id}: upstreamTime gave '${own}', not an ISO 8601 time`);
-    return new Date(own).toISOString();
-  }
-  return resolved.map((u) => u.last_modified).filter((t): t is string => !!t).sort().pop() ?? null;
-}
 const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 
 if (isMain(import.meta.url)) {
-  build().catch((err) => {
+  build({ workers: defaultWorkers() }).catch((err) => {
     console.error(`build failed, live release unchanged: ${err.message}`);
     process.exit(1);
   });
+}
+
+/** The build's worker thread (pipeline/build-worker.ts): `run(id)` builds one dataset there. */
+function startWorker(dir: string, env: NodeJS.ProcessEnv) {
+  // Compiled, the worker is build-worker.js; from TypeScript (tsx), a worker does not
+  // inherit tsx's loader, so it registers tsx before importing build-worker.ts.
+  const options = { workerData: { dir, env: { ...env } } };
+  const worker = import.meta.url.endsWith('.ts')
+    ? new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(new URL('./build-worker.ts', import.meta.url).href)}); });`, { ...options, eval: true })
+    : new Worker(new URL('./build-worker.js', import.meta.url), options);
+  const pending = new Map<string, { resolve: (r: WorkerReply) => void; reject: (e: Error) => void }>();
+  const failAll = (e: Error) => {
+    for (const p of pending.values()) p.reject(e);
+    pending.clear();
+  };
+  worker.on('message', (r: WorkerReply) => {
+    pending.get(r.id)?.resolve(r);
+    pending.delete(r.id);
+  });
+  worker.on('error', failAll);
+  worker.on('exit', (code) => failAll(new Error(`build worker exited with code ${code}`)));
+  return {
+    run: (id: string) => new Promise<WorkerReply>((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      worker.postMessage(id);
+    }),
+    stop: () => worker.terminate(),
+  };
 }

@@ -21,7 +21,7 @@ import { createGzip, constants as zc } from 'node:zlib';
 import { datasetId } from '../sources/scripture/dataset.ts';
 import { isMain } from './cli.ts';
 import {
-  BUNDLE_ALL, DOWNLOADS, LICENCES, MANIFEST, OPENAPI, OPENAPI_V1, SHA256SUMS, archiveFile, archiveName, bundleDir, bundleMetaPath,
+  BUNDLE_ALL, DOCS_DIR, DOWNLOADS, LICENCES, MANIFEST, OPENAPI, OPENAPI_V1, SHA256SUMS, archiveFile, archiveName, bundleDir, bundleMetaPath,
   bundleRoot, bundlesDir, distDir, isDatasetFile, releaseDir,
 } from './paths.ts';
 import type { DatasetInfo } from './shards.ts';
@@ -172,7 +172,8 @@ export async function writeBundle(opts: BundleOptions = {}): Promise<Downloads &
       archives.push({ name, file, kind: isTranslation(id) ? 'translation' : 'dataset', datasets: [id], records: datasets[id].records, size: 0, sha256: '' });
     }
     // Everything: every dataset's compressed member, then the release-wide files and metadata.
-    const shared = [OPENAPI, OPENAPI_V1, LICENCES].filter((p) => manifest.files[p]);
+    // The docs page too, so `serve --bundle <dir> --open` of all.tar.gz has /docs.
+    const shared = [OPENAPI, OPENAPI_V1, LICENCES, ...Object.keys(manifest.files).filter((p) => p.startsWith(`${DOCS_DIR}/`)).sort()].filter((p) => manifest.files[p]);
     const allEnd = path.join(tmp, '.parts', 'all.end.gz');
     // The release's own manifest.json rides along, so `npm run release:pull` can rebuild the
     // release under the same id on another machine (pipeline/release-pull.ts).

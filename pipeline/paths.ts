@@ -15,14 +15,16 @@
  *                                search.<n>.json further shards of SEARCH_SHARD_SIZE records
  *     <dataset>/columns/<field>.json  a field's values in list order, for bound/geo/expiry filters
  *     <dataset>/terms/<prefix>.json   streamed datasets' word index instead of search.json
- *   (+ .gz and .br beside every file of at least COMPRESS_MIN_BYTES)
+ *     docs/index.html, docs/<asset>.<hash>.<ext>  the docs page (pipeline/docs.ts)
+ *   (+ .gz and .br beside the files served as they are, see `precompressed`)
  *
  * Why packs and buckets rather than a file per record: the largest upstreams we plan
- * for (~1.9M nonprofits) would mean millions of files (x3 with compressed variants).
+ * for (~1.9M nonprofits) would mean millions of files.
  * 1,000 records per pack keeps the file count near records/1000, a list page (at most
  * MAX_LIMIT records) touches at most two packs, and a lookup touches one bucket and one
  * pack. Small datasets (elements: 118) are a single pack and a single bucket.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -37,7 +39,15 @@ export const SEARCH_SHARD_SIZE = 200_000;
 export const KEYS_PER_BUCKET = 4096;
 export const COMPRESS_MIN_BYTES = 1024;
 
-export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * The package root: the nearest folder above this module holding package.json. This file
+ * runs from pipeline/ (tsx) or from lib/pipeline/ (compiled, `npm run compile`).
+ */
+export const PROJECT_ROOT = (() => {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
+})();
 
 /** Where the build writes and the server reads; ALMANAC_DIST overrides (tests use temp dirs). */
 export function distDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -59,6 +69,9 @@ export const MANIFEST = 'manifest.json';
 export const OPENAPI = 'openapi.json';
 export const OPENAPI_V1 = 'openapi-v1.json';
 export const LICENCES = 'licences.json';
+/** The docs page (pipeline/docs.ts): index.html plus assets named by content hash. */
+export const DOCS_DIR = 'docs';
+export const DOCS_INDEX = `${DOCS_DIR}/index.html`;
 export const packPath = (ds: string, n: number) => `${ds}/packs/${n}.ndjson`;
 export const keyBucketPath = (ds: string, b: number) => `${ds}/keys/${b}.json`;
 export const filterPath = (ds: string, param: string) => `${ds}/filters/${param}.json`;
@@ -77,11 +90,13 @@ export function isDatasetFile(ds: string, rel: string): boolean {
 }
 
 /**
- * Whether a release file gets .br/.gz variants. The study dataset's packs and buckets
- * (~110 MB raw) are only ever read by the server, which builds each study response from
- * them, never sent as files: compressing them cost ~100 s of build time for nothing.
+ * Whether a release file gets .br/.gz variants: only the files the server sends as they
+ * are (server/app.ts `kind: 'file'` replies and server/docs.ts): the OpenAPI documents and
+ * the docs page. Every other file (packs, key buckets, filter, column and search indexes)
+ * is only ever read by the server, which composes each response from it; compressing
+ * them was most of the build's time (issue 12) for variants nothing sent.
  */
-export const precompressed = (rel: string) => !rel.startsWith('bible-study/');
+export const precompressed = (rel: string) => rel === OPENAPI || rel === OPENAPI_V1 || rel.startsWith(`${DOCS_DIR}/`);
 
 export const packOf = (ordinal: number) => Math.floor(ordinal / PACK_SIZE);
 export const bucketCount = (keys: number) => Math.max(1, Math.ceil(keys / KEYS_PER_BUCKET));

@@ -9,7 +9,7 @@ import fg from 'fast-glob';
 import { serve } from '../server/main.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import { ALL_SOURCES } from '../sources/index.ts';
-import { build } from './build.ts';
+import { build, defaultWorkers } from './build.ts';
 import { fetchAll } from './fetch.ts';
 import { PROJECT_ROOT, cacheDir, currentPointer, distDir, stateDir } from './paths.ts';
 
@@ -41,7 +41,7 @@ const env = process.env;
 await fetchAll(ALL_SOURCES, env);
 const pointer = currentPointer(distDir(env));
 if (!existsSync(pointer) || statSync(pointer).mtimeMs < newestInput(env)) {
-  await build({ env });
+  await build({ env, workers: defaultWorkers(env) });
 } else {
   console.log(`dist/ is up to date (release ${readFileSync(pointer, 'utf8').trim()})`);
 }

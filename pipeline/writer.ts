@@ -55,23 +55,31 @@ export class ReleaseWriter {
 
   add(f: OutFile) {
     if (this.entries.has(f.path)) throw new Error(`release file written twice: ${f.path}`);
-    const target = path.join(this.tmp, f.path);
-    mkdirSync(path.dirname(target), { recursive: true });
-    writeFileSync(target, f.content);
-    const entry: FileEntry = { size: f.content.length, sha256: sha256(f.content) };
-    if (f.content.length >= COMPRESS_MIN_BYTES && precompressed(f.path)) {
-      const br = brotli(f.content);
-      const gz = gzipSync(f.content, { level: 9 });
-      writeFileSync(`${target}.br`, br);
-      writeFileSync(`${target}.gz`, gz);
-      entry.br = br.length;
-      entry.gzip = gz.length;
-    }
-    this.entries.set(f.path, entry);
+    this.entries.set(f.path, writeReleaseFile(this.tmp, f));
+  }
+
+  /** A file another thread already wrote into `dir` with writeReleaseFile (pipeline/build-worker.ts). */
+  addWritten(rel: string, entry: FileEntry) {
+    if (this.entries.has(rel)) throw new Error(`release file written twice: ${rel}`);
+    this.entries.set(rel, entry);
+  }
+
+  /** The temporary folder the release is written into. */
+  get dir() {
+    return this.tmp;
   }
 
   get files() {
     return this.entries.size;
+  }
+
+  /**
+   * The release so far, readable before it is committed: its folder and a manifest of the
+   * files written (release id `preview`). The build answers example requests from it.
+   */
+  preview(manifestExtra: Omit<Manifest, 'release' | 'files'>): { dir: string; manifest: Manifest } {
+    const files = Object.fromEntries([...this.entries.keys()].sort().map((p) => [p, this.entries.get(p)!]));
+    return { dir: this.tmp, manifest: { release: 'preview', ...manifestExtra, files } as Manifest };
   }
 
   commit(manifestExtra: Omit<Manifest, 'release' | 'files'>): string {
@@ -99,6 +107,23 @@ export class ReleaseWriter {
   abort() {
     rmSync(this.tmp, { recursive: true, force: true });
   }
+}
+
+/** Writes one release file (and its compressed variants, for files served as they are) into `dir`. */
+export function writeReleaseFile(dir: string, f: OutFile): FileEntry {
+  const target = path.join(dir, f.path);
+  mkdirSync(path.dirname(target), { recursive: true });
+  writeFileSync(target, f.content);
+  const entry: FileEntry = { size: f.content.length, sha256: sha256(f.content) };
+  if (f.content.length >= COMPRESS_MIN_BYTES && precompressed(f.path)) {
+    const br = brotli(f.content);
+    const gz = gzipSync(f.content, { level: 9 });
+    writeFileSync(`${target}.br`, br);
+    writeFileSync(`${target}.gz`, gz);
+    entry.br = br.length;
+    entry.gzip = gz.length;
+  }
+  return entry;
 }
 
 function durableWrite(file: string, content: string | Buffer) {

@@ -21,6 +21,7 @@ import type { Route } from './routes.ts';
 import type { DatasetInfo } from '../pipeline/shards.ts';
 import { parseQuery } from './query.ts';
 import { sendDownload } from './downloads.ts';
+import { docsPath, sendDocs } from './docs.ts';
 import { Lru, Release } from './release.ts';
 import { KeyStore } from './state/keys.ts';
 import { QuotaStore } from './state/quota.ts';
@@ -171,6 +172,9 @@ function assemble(opts: AppOptions, log: (m: string) => void, quota: QuotaView, 
       const qi = url.indexOf('?');
       const rawPath = qi === -1 ? url : url.slice(0, qi);
       const search = new URLSearchParams(qi === -1 ? undefined : url.slice(qi + 1));
+      // The docs page: static files of the release, public and never counted (server/docs.ts).
+      const docs = docsPath(rawPath);
+      if (docs) return sendDocs(req, res, release, docs);
       const surface = surfaces.find((s) => s.owns(rawPath)) ?? PUBLIC;
       const match = surface.router.match(rawPath);
       // Authenticate before revealing whether a path exists.

@@ -7,6 +7,8 @@ import { SOURCES } from '../sources/index.ts';
 import { ERROR_CATALOGUE, ERROR_SCHEMA } from './errors.ts';
 import { ROUTES, schemaName, type Route } from './routes.ts';
 import { V1_ROUTES } from './v1/routes.ts';
+import { responseExamples, type Example } from './examples.ts';
+import type { Manifest } from '../pipeline/writer.ts';
 
 export const PLATFORM_CONTRACT_VERSION = '0.9.0';
 export const SCRIPTURE_CONTRACT_VERSION = '0.1.0';
@@ -45,15 +47,29 @@ function errorResponse(status: number, codes: string[], description: string, aut
   };
 }
 
-function operation(route: Route, codes: string[], authStatuses: number[]) {
+function operation(route: Route, codes: string[], authStatuses: number[], example?: Example) {
   const parameters = [
     ...route.pathParams.map((p) => ({ name: p.name, in: 'path', required: true, description: p.description, schema: { type: 'string' } })),
     ...route.query.map((q) => ({ name: q.name, in: 'query', required: !!q.required, description: q.description, schema: q.schema })),
   ];
-  const okHeaders = { ETag: HEADER('Content hash of the body; send it back in If-None-Match'), ...(route.auth ? RATE_HEADERS : {}) };
+  const okHeaders = {
+    ETag: HEADER('Content hash of the body; send it back in If-None-Match'),
+    'Cache-Control': HEADER('How long and by whom the response may be cached (keyed data is private; README "Caching")'),
+    Vary: HEADER('Accept-Encoding, where the body may be sent compressed (br, gzip)'),
+    ...(route.auth ? RATE_HEADERS : {}),
+  };
   const a = route.auth;
   const responses: Record<string, unknown> = {
-    200: { description: 'Successful response', headers: okHeaders, content: { [route.media ?? 'application/json']: { schema: route.response } } },
+    200: {
+      description: 'Successful response', headers: okHeaders,
+      content: {
+        [route.media ?? 'application/json']: {
+          schema: route.response,
+          // A real answer of the release this document was built with (server/examples.ts).
+          ...(example ? { examples: { release: { summary: `GET ${example.request}`, value: example.body } } } : {}),
+        },
+      },
+    },
     ...(route.media ? {
       206: { description: 'Partial content: the part named by Range (Content-Range says which)', headers: { ...okHeaders, 'Content-Range': HEADER('bytes <first>-<last>/<size>') }, content: { [route.media]: { schema: route.response } } },
       416: errorResponse(416, codes, 'The Range starts beyond the end of the file; Content-Range: bytes */<size>', a),
@@ -81,11 +97,12 @@ interface DocSpec {
   /** Error codes this surface can answer with. */
   codes: string[];
   authStatuses: number[];
+  examples?: Map<string, Example>;
 }
 
 function document(spec: DocSpec): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
-  for (const route of spec.routes) paths[route.path] = { get: operation(route, spec.codes, spec.authStatuses) };
+  for (const route of spec.routes) paths[route.path] = { get: operation(route, spec.codes, spec.authStatuses, spec.examples?.get(route.operationId)) };
   return {
     openapi: '3.1.0',
     info: {
@@ -104,7 +121,7 @@ const ALL_CODES = Object.keys(ERROR_CATALOGUE);
 const SCRIPTURE_ONLY = ['api_key_required', 'invalid_api_key', 'inactive_api_key', 'invalid_reference', 'range_out_of_order', 'range_too_long', 'range_translation_mismatch', 'translation_not_found', 'translation_unavailable', 'book_not_found', 'chapter_not_found', 'verse_not_found'];
 const PLATFORM_ONLY = ['download_not_found', 'range_not_satisfiable', 'authentication_required', 'invalid_key', 'conflicting_credentials', 'dataset_not_found', 'record_not_found', 'dataset_unavailable', 'incompatible_units', 'unit_not_convertible', 'invalid_value'];
 
-export function platformOpenApi(): Record<string, unknown> {
+export function platformOpenApi(examples?: Map<string, Example>): Record<string, unknown> {
   const schemas: Record<string, SchemaObject> = {};
   for (const s of SOURCES) schemas[schemaName(s.id)] = s.schema;
   return document({
@@ -119,14 +136,15 @@ export function platformOpenApi(): Record<string, unknown> {
     },
     codes: ALL_CODES.filter((c) => !SCRIPTURE_ONLY.includes(c)),
     authStatuses: [401, 403],
+    examples,
   });
 }
 
-export function scriptureOpenApi(): Record<string, unknown> {
+export function scriptureOpenApi(examples?: Map<string, Example>): Record<string, unknown> {
   return document({
     title: 'Almanac Scripture Text API',
     version: SCRIPTURE_CONTRACT_VERSION,
-    description: 'Public-domain scripture text under /api/v1: translations, books, verses, chapters, ranges and search. Study and morphology namespaces are not served yet.',
+    description: 'Public-domain scripture text under /api/v1: translations, books, verses, chapters, ranges and search; study and morphology panels of the Hebrew, Aramaic, Greek, Latin and Syriac source layers.',
     routes: V1_ROUTES,
     schemas: {},
     securitySchemes: {
@@ -136,5 +154,15 @@ export function scriptureOpenApi(): Record<string, unknown> {
     },
     codes: ALL_CODES.filter((c) => !PLATFORM_ONLY.includes(c)),
     authStatuses: [401, 403],
+    examples,
   });
+}
+
+/**
+ * Both documents for a release being built, with a real response example per eligible
+ * operation answered by that release (`at`: its folder and manifest so far).
+ */
+export async function releaseOpenApi(at: { dir: string; manifest: Manifest }) {
+  const examples = await responseExamples(at, [...ROUTES, ...V1_ROUTES]);
+  return { platform: platformOpenApi(examples), scripture: scriptureOpenApi(examples) };
 }

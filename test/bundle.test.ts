@@ -247,6 +247,9 @@ describe('serve --bundle <dir> --open', () => {
       const key = await (await fetch(`${base}/api/v1/key`)).json();
       expect(key.data).toMatchObject({ key_id: 'open', current_usage: 0 });
       expect((await fetch(`${base}/apis/openapi.json`)).status).toBe(200);
+      const docs = await fetch(`${base}/docs`);
+      expect(docs.status).toBe(200); // all.tar.gz carries the docs page
+      for (const [, asset] of (await docs.text()).matchAll(/src="(\/docs\/[^"]+)"/g)) expect((await fetch(base + asset)).status, asset).toBe(200);
     } finally {
       child.kill('SIGTERM');
     }

@@ -28,7 +28,7 @@ describe.skipIf(missing.length > 0)(`release built from fetched upstreams ${reas
 
   beforeAll(async () => {
     dist = tempDir('almanac-full-');
-    const r = await buildInChild('all', { ...process.env, ALMANAC_DIST: dist });
+    const r = await buildInChild('all', { ...process.env, ALMANAC_DIST: dist }, { workers: 1 });
     expect(Object.keys(r.absent).sort()).toEqual(uncached);
     srv = await startServer(dist);
     key = srv.key('development');

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import openapiTS from 'openapi-typescript';
 import { PROJECT_ROOT } from '../pipeline/paths.ts';
+import { ROUTES } from '../server/routes.ts';
 import { cleanup, startServer, type Running } from './helpers.ts';
 
 let srv: Running;
@@ -62,6 +63,34 @@ describe('OpenAPI documents', () => {
         if (ok?.properties?.meta) expect(Object.keys(ok.properties.meta.properties ?? {}).length, `${p} meta`).toBeGreaterThan(0);
       }
     }
+  });
+
+  it('give a 200 example, answered by the release, to every list and get of a built fixed dataset and every v1 text route', async () => {
+    const ok = (doc: any, op: string) => Object.values<any>(doc.paths).find((i) => i.get.operationId === op)?.get.responses[200].content['application/json'];
+    const release = srv.app.release();
+    const expected = [
+      ...ROUTES.filter((r) => r.dataset && release.datasets.has(r.dataset) && r.cache !== false && /(List|Get)$/.test(r.operationId)).map((r) => r.operationId),
+      'unitsConvert', 'v1Translations', 'v1Books', 'textVerse', 'textChapter', 'textBook', 'textRange', 'aliasVerse',
+    ];
+    expect(expected.length).toBeGreaterThan(20);
+    for (const op of expected) {
+      const doc = ROUTES.some((r) => r.operationId === op) ? docs.platform : docs.v1;
+      expect(ok(doc, op)?.examples?.release, op).toBeTruthy();
+    }
+    // Every 200 example is what the server answers to the request its summary names.
+    let checked = 0;
+    for (const doc of [docs.platform, docs.v1]) {
+      for (const item of Object.values<any>(doc.paths)) {
+        const ex = item.get.responses[200].content['application/json']?.examples?.release;
+        if (!ex) continue;
+        const url = ex.summary.replace(/^GET /, '');
+        const res = await fetch(srv.base + url, { headers: { authorization: `Bearer ${key}` } });
+        expect(res.status, url).toBe(200);
+        expect(await res.json(), url).toEqual(ex.value);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(expected.length);
   });
 
   it('generate a typed client that compiles under tsc --strict and calls the server', async () => {

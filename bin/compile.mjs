@@ -1,0 +1,104 @@
+#!/usr/bin/env node
+/**
+ * Compiles sources/, pipeline/, server/ and reader/ to JavaScript in lib/ (tsc with
+ * tsconfig.build.json, `.ts` imports rewritten to `.js`) and copies the data files those
+ * modules read beside them. The production commands (`npm start`, `serve`, `build`,
+ * `fetch`, `bundle`, `keys`, `review`) run lib/ with plain node, so a deployment installed
+ * with `npm ci --omit=dev` needs neither tsx nor typescript (README "Running without
+ * devDependencies").
+ *
+ *   node bin/compile.mjs             compile now (needs the typescript devDependency)
+ *   node bin/compile.mjs --if-stale  compile only when a source file is newer than lib/;
+ *                                    without typescript, use lib/ as it is (a deployment)
+ *
+ * Plain JavaScript with no dependency: it has to run before anything is compiled.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const LIB = path.join(root, 'lib');
+const STAMP = path.join(LIB, '.compiled');
+const DIRS = ['sources', 'pipeline', 'server', 'reader'];
+/** Non-TypeScript files the compiled modules read relative to themselves. */
+const ASSET = /\.json$/;
+
+function* walk(dir) {
+  if (!existsSync(dir)) return;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) yield* walk(p);
+    else yield p;
+  }
+}
+
+/** Newest modification time of what lib/ is compiled from (0 when the sources are not here). */
+function newestSource() {
+  let newest = 0;
+  for (const f of ['tsconfig.json', 'tsconfig.build.json'].map((n) => path.join(root, n))) if (existsSync(f)) newest = Math.max(newest, statSync(f).mtimeMs);
+  for (const d of DIRS) for (const f of walk(path.join(root, d))) newest = Math.max(newest, statSync(f).mtimeMs);
+  return newest;
+}
+
+function haveTypescript() {
+  try {
+    createRequire(path.join(root, 'package.json')).resolve('typescript/package.json');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function compile() {
+  const started = Date.now();
+  // From scratch into a temporary folder, then swapped in: a deleted or renamed module
+  // leaves nothing behind, and a failed compile leaves lib/ as it was.
+  const tmp = path.join(root, `.lib-tmp-${process.pid}`);
+  rmSync(tmp, { recursive: true, force: true });
+  const tsc = path.join(root, 'node_modules', '.bin', process.platform === 'win32' ? 'tsc.cmd' : 'tsc');
+  const r = spawnSync(tsc, ['-p', path.join(root, 'tsconfig.build.json'), '--outDir', tmp], { stdio: 'inherit' });
+  if (r.status !== 0) {
+    rmSync(tmp, { recursive: true, force: true });
+    console.error('compile: tsc failed; lib/ unchanged');
+    process.exit(r.status ?? 1);
+  }
+  for (const d of DIRS) {
+    for (const f of walk(path.join(root, d))) {
+      if (!ASSET.test(f)) continue;
+      const to = path.join(tmp, path.relative(root, f));
+      mkdirSync(path.dirname(to), { recursive: true });
+      cpSync(f, to);
+    }
+  }
+  writeFileSync(path.join(tmp, '.compiled'), `${new Date().toISOString()}\n`);
+  rmSync(LIB, { recursive: true, force: true });
+  try {
+    renameSync(tmp, LIB);
+  } catch (err) {
+    // Another command compiled at the same moment and swapped its lib/ in first: use that one.
+    rmSync(tmp, { recursive: true, force: true });
+    if (!existsSync(STAMP)) throw err;
+  }
+  console.error(`compile: lib/ written in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+const ifStale = process.argv.includes('--if-stale');
+if (!ifStale) {
+  if (!haveTypescript()) {
+    console.error('compile: typescript is not installed (a devDependency); run npm install first');
+    process.exit(1);
+  }
+  compile();
+} else {
+  const compiledAt = existsSync(STAMP) ? statSync(STAMP).mtimeMs : -1;
+  if (compiledAt < newestSource()) {
+    if (haveTypescript()) compile();
+    else if (compiledAt < 0) {
+      console.error('compile: lib/ is missing and typescript is not installed: run `npm run compile` where devDependencies are installed and ship lib/ with the package');
+      process.exit(1);
+    } else console.error('compile: lib/ is older than the TypeScript sources, and typescript is not installed to recompile it; running lib/ as it is');
+  }
+}

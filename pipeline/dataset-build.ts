@@ -1,0 +1,77 @@
+/**
+ * One dataset of a build: resolve its inputs, normalise (or stream), validate, order and
+ * generate its shards, handing each file to `add`. Shared by the build's main thread and
+ * its worker thread (pipeline/build-worker.ts), which builds independent datasets on the
+ * second core. Throws InputUnavailable when an input cannot be had (the caller decides
+ * between carrying the last release's files forward and marking the dataset absent).
+ */
+import type { DatasetSource } from '../sources/contract.ts';
+import { resolveInputs } from './inputs.ts';
+import { SEARCH_SHARD_SIZE } from './paths.ts';
+import { DatasetGenerator, orderRecords, type DatasetInfo, type OutFile } from './shards.ts';
+import { InvalidRecord, recordValidator, validateRecords } from './validate.ts';
+
+export interface BuiltDataset {
+  info: DatasetInfo;
+  /** The ordered records, kept only when `keep.records` (a link check needs them). */
+  records: { id: string }[];
+  /** Id and alias keys, kept only when `keep.keys` (another dataset links here). */
+  keys: Map<string, number>;
+}
+
+export async function buildDataset(
+  source: DatasetSource<any>, env: NodeJS.ProcessEnv, add: (f: OutFile) => void,
+  keep: { records: boolean; keys: boolean }, step: (what: string) => void = () => {},
+): Promise<BuiltDataset> {
+  step('resolving inputs');
+  const { raw, resolved, missing } = await resolveInputs(source, env);
+  const shardSize = Number(env.ALMANAC_SEARCH_SHARD_SIZE) || SEARCH_SHARD_SIZE;
+  if (source.normaliseStream && (source.links?.length || keep.keys || source.summary || source.order)) {
+    throw new Error(`source ${source.id}: links, summary and order are not supported on streamed datasets`);
+  }
+  const gen = new DatasetGenerator(source, resolved, add, shardSize, { spillKeys: !!source.normaliseStream, raw });
+  let records: { id: string }[] = [];
+  if (source.normaliseStream) {
+    // Streamed: validated and written as they arrive, in the source's own order.
+    step('streaming');
+    // Duplicate ids are caught by the generator's key map; no second set of ids here.
+    const check = recordValidator(source, { duplicates: false });
+    let i = 0;
+    try {
+      for await (const r of source.normaliseStream(raw)) {
+        check(r, i++);
+        gen.add(r);
+      }
+    } catch (err) {
+      gen.discard(); // the spilled temporary files of a failed stream
+      throw err;
+    }
+  } else {
+    step('normalising');
+    records = source.normalise(raw);
+    step(`validating ${records.length} records`);
+    validateRecords(source, records);
+    step('generating shards');
+    records = orderRecords(source, records);
+    for (const r of records) gen.add(r);
+  }
+  const { info, keys } = gen.finish();
+  if (source.summary) info.summary = source.summary(records);
+  if (source.upstreamTime || info.live) info.upstream_time = upstreamTime(source, raw, resolved);
+  if (missing.length) info.missing_inputs = missing;
+  // Kept only where a link check needs them: large datasets must not pile up in memory.
+  return { info, records: keep.records ? records : [], keys: keep.keys ? keys : new Map() };
+}
+
+/**
+ * The upstream's own timestamp: what the source reads from the data (a feed's
+ * `generated`), else the newest Last-Modified the upstream sent, else null.
+ */
+function upstreamTime(source: DatasetSource<any>, raw: Record<string, unknown>, resolved: DatasetInfo['upstream']): string | null {
+  const own = source.upstreamTime?.(raw) ?? null;
+  if (own !== null) {
+    if (Number.isNaN(Date.parse(own))) throw new InvalidRecord(`source ${source.id}: upstreamTime gave '${own}', not an ISO 8601 time`);
+    return new Date(own).toISOString();
+  }
+  return resolved.map((u) => u.last_modified).filter((t): t is string => !!t).sort().pop() ?? null;
+}
