@@ -58,6 +58,8 @@ async function requests(release: Release, routes: Route[], run: (route: Route, u
       if (url.includes('{')) continue;
       if (route.query.some((q) => q.name === 'translation')) url += `?translation=${translation}`;
       if (url.endsWith('/range')) url += `?from=${book.slug}.${chapter}.1&to=${book.slug}.${chapter}.3`;
+      // The written-reference routes (`ref` required) ask for the same three verses as people write them.
+      else if (route.query.some((q) => q.name === 'ref' && q.required)) url += `?ref=${encodeURIComponent(`${book.slug} ${chapter}:1-3`)}`;
       out.set(route.operationId, url);
       continue;
     }
@@ -97,12 +99,12 @@ export async function responseExamples(at: { dir: string; manifest: Manifest }, 
     const path = qi === -1 ? url : url.slice(0, qi);
     const match = new Router([route]).match(path);
     if (!match) throw new Error(`example request ${url} does not match its route ${route.path}`);
-    const ctx: Ctx = { release, params: match.params, query: parseQuery(new URLSearchParams(qi === -1 ? '' : url.slice(qi + 1)), route.query), path, quota };
     try {
+      const ctx: Ctx = { release, params: match.params, query: parseQuery(new URLSearchParams(qi === -1 ? '' : url.slice(qi + 1)), route.query), path, quota };
       const reply = await route.handler(ctx);
       return reply.kind === 'json' ? JSON.parse(String(reply.body)) : undefined;
     } catch {
-      return undefined; // e.g. a view with no record yet: no example rather than an error body
+      return undefined; // e.g. a view with no record yet, or parameters it refuses: no example rather than an error body
     }
   };
   const out = new Map<string, Example>();

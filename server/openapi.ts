@@ -19,8 +19,10 @@ const inStatus = (status: number, codes: string[]) => codes.filter((c) => ERROR_
 const HEADER = (description: string, type = 'string') => ({ description, schema: { type } });
 const RATE_HEADERS = {
   RateLimit: HEADER('Remaining requests of the month and seconds to its end: "monthly";r=<remaining>;t=<seconds>'),
-  'RateLimit-Policy': HEADER('The key\'s limits: "monthly";q=<quota>;w=<window>, "burst";q=<per second>;w=1'),
+  'RateLimit-Policy': HEADER('The key\'s limits, the same on every response of a key: "monthly";q=<quota>;w=2592000, "burst";q=<per second>;w=1 (the quota is per UTC calendar month; RateLimit\'s t is the exact time to its reset)'),
 };
+/** Datasets with live inputs: their answers carry Data-Age (README "Responses: compression, ETags, cache policy"). */
+const LIVE = new Set(SOURCES.filter((s) => !!s.expires || Object.values(s.inputs).some((i) => i.kind === 'live')).map((s) => s.id));
 
 /** The envelope with `code` narrowed to this status's codes (a copy: Error forbids extra properties, so allOf cannot narrow it). */
 function errorSchema(status: number, codes: Code[]) {
@@ -36,8 +38,12 @@ function errorResponse(status: number, codes: string[], description: string, aut
   const mine = inStatus(status, codes);
   const example = (c: Code) => ({ error: { code: c, message: ERROR_CATALOGUE[c].summary, status } });
   return {
-    description: `${description}${mine.length ? ` (${mine.join(', ')})` : ''}`,
-    ...(status === 429 ? { headers: { 'Retry-After': HEADER('Seconds to wait', 'integer'), ...RATE_HEADERS } } : auth && status !== 401 && status !== 403 ? { headers: RATE_HEADERS } : {}),
+    // Problem details (RFC 9457) are named here rather than as a second media type: a
+    // generated client would then type every error as a union and lose `error.code`.
+    description: `${description}${mine.length ? ` (${mine.join(', ')})` : ''}. With \`Accept: application/problem+json\` the same error comes as RFC 9457 problem details (\`type\` urn:almanac:error:<code>, \`code\`, \`details\`).`,
+    ...(status === 429 ? { headers: { 'Retry-After': HEADER('Seconds to wait', 'integer'), ...RATE_HEADERS } }
+      : status === 401 ? { headers: { 'WWW-Authenticate': HEADER('The accepted credentials: Bearer realm="almanac" (error="invalid_token" when a key was refused) and the service-key header') } }
+        : auth && status !== 403 ? { headers: RATE_HEADERS } : {}),
     content: {
       'application/json': {
         schema: mine.length ? errorSchema(status, mine) : { $ref: '#/components/schemas/Error' },
@@ -53,9 +59,11 @@ function operation(route: Route, codes: string[], authStatuses: number[], exampl
     ...route.query.map((q) => ({ name: q.name, in: 'query', required: !!q.required, description: q.description, schema: q.schema })),
   ];
   const okHeaders = {
-    ETag: HEADER('Content hash of the body; send it back in If-None-Match'),
-    'Cache-Control': HEADER('How long and by whom the response may be cached (keyed data is private; README "Caching")'),
-    Vary: HEADER('Accept-Encoding, where the body may be sent compressed (br, gzip)'),
+    ETag: HEADER('Content hash of this representation ("<hash>", "<hash>-br", "<hash>-gz"); send it back in If-None-Match for a 304'),
+    'Cache-Control': HEADER('How long and by whom the response may be cached (keyed data is private; README "Responses: compression, ETags, cache policy")'),
+    Vary: HEADER('Accept-Encoding, where the body may be sent compressed (br, gzip), and the credential headers on keyed answers'),
+    'Content-Encoding': HEADER('br or gzip when the request\'s Accept-Encoding allowed it and the body is over 1 KiB; absent for identity'),
+    ...(route.dataset && LIVE.has(route.dataset) ? { 'Data-Age': HEADER('Seconds since the feed\'s data was published upstream (or fetched); meta.stale says whether that is past the feed\'s refresh', 'integer') } : {}),
     ...(route.auth ? RATE_HEADERS : {}),
   };
   const a = route.auth;
@@ -74,7 +82,7 @@ function operation(route: Route, codes: string[], authStatuses: number[], exampl
       206: { description: 'Partial content: the part named by Range (Content-Range says which)', headers: { ...okHeaders, 'Content-Range': HEADER('bytes <first>-<last>/<size>') }, content: { [route.media]: { schema: route.response } } },
       416: errorResponse(416, codes, 'The Range starts beyond the end of the file; Content-Range: bytes */<size>', a),
     } : {}),
-    304: { description: 'Not modified (If-None-Match matched the ETag)', headers: okHeaders },
+    304: { description: 'Not modified (If-None-Match matched the ETag); not counted against the quota', headers: okHeaders },
     400: errorResponse(400, codes, 'Invalid parameters', a),
     404: errorResponse(404, codes, 'Not found', a),
     500: errorResponse(500, codes, 'Unexpected fault', a),
