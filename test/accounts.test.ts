@@ -16,7 +16,7 @@ import { KeyStore } from '../server/state/keys.ts';
 import { PLANS, nextMonthStart, planTableRows } from '../server/state/plans.ts';
 import * as T from '../server/state/transitions.ts';
 import { KEY_REPLY } from '../server/v1/schemas.ts';
-import { quiet } from './helpers.ts';
+import { quiet, runTsx } from './helpers.ts';
 import { tempDirs } from './temp.ts';
 
 const dir = tempDirs('almanac-accounts-');
@@ -27,15 +27,7 @@ const cli = (d: string, ...args: string[]) => {
   const code = runKeys(args, { ALMANAC_STATE_DIR: d }, (l) => lines.push(l));
   return { code, lines, last: lines[lines.length - 1] };
 };
-const tsx = (args: string[], env: Record<string, string>) =>
-  new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (err += c));
-    child.on('exit', (code) => resolve({ code, out, err }));
-  });
+const tsx = runTsx;
 
 /** An account with one project subscribed to `plan`, and its key. */
 function subscribed(s: KeyStore, plan = 'standard') {

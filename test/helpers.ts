@@ -1,4 +1,5 @@
 /** Shared test plumbing: temp folders, a release built from the real npm sources, a real server on port 0. */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -100,3 +101,14 @@ export function loopbackGet(base: string) {
     return Buffer.from(await res.arrayBuffer());
   };
 }
+
+/** Runs a project script through tsx in a child process (CLIs run concurrently, or killed). */
+export const runTsx = (args: string[], env: Record<string, string>) =>
+  new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (err += c));
+    child.on('exit', (code) => resolve({ code, out, err }));
+  });

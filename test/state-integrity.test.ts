@@ -14,19 +14,11 @@ import { KeyStore } from '../server/state/keys.ts';
 import { tryLock } from '../server/state/lock.ts';
 import { monthOf } from '../server/state/plans.ts';
 import { QuotaStore, StateError } from '../server/state/quota.ts';
-import { quiet, startServer } from './helpers.ts';
+import { quiet, startServer, runTsx } from './helpers.ts';
 import { tempDirs } from './temp.ts';
 
 const dir = tempDirs('almanac-state-');
-const tsx = (args: string[], env: Record<string, string>) =>
-  new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: PROJECT_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (err += c));
-    child.on('exit', (code) => resolve({ code, out, err }));
-  });
+const tsx = runTsx;
 
 /** A state folder with a snapshot and a journal holding `n` counts for key_aaaaaaaaaaaa. */
 function stateWith(n: number) {

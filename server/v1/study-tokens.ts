@@ -183,6 +183,17 @@ function prepare(record: StudyRecord, translation: string, layers: Map<string, L
   return { links, panels: [...record.panels, ...aligned] };
 }
 
+/** The panels a study of `translation` shows: layers it knows, its own alignment only, the role filter. */
+function* shown<P extends { layer: string }>(panels: P[], translation: string, layers: Map<string, LayerInfo>, f: StudyFilters) {
+  for (const p of panels) {
+    const layer = layers.get(p.layer);
+    if (!layer) continue;
+    if (layer.generated && ALIGNMENT_OF[p.layer] !== translation) continue;
+    if (f.role && layer.role.toLowerCase() !== f.role) continue;
+    yield { p, layer };
+  }
+}
+
 /**
  * The panels of one record for a study of `translation`, as JSON text without the
  * enclosing brackets (`{…},{…}`), and how many: what the server sends and caches.
@@ -190,11 +201,7 @@ function prepare(record: StudyRecord, translation: string, layers: Map<string, L
 export function panelsJson(record: StudyRecord, translation: string, reference: string, layers: Map<string, LayerInfo>, f: StudyFilters, reviews: ReviewStore): [string, number] {
   const { links, panels } = prepare(record, translation, layers);
   const out: string[] = [];
-  for (const p of panels) {
-    const layer = layers.get(p.layer);
-    if (!layer) continue;
-    if (layer.generated && ALIGNMENT_OF[p.layer] !== translation) continue;
-    if (f.role && layer.role.toLowerCase() !== f.role) continue;
+  for (const { p, layer } of shown(panels, translation, layers, f)) {
     const counters = new Map<number, number>();
     const refJson = p.refs.map((r) => q(r));
     const tokens: string[] = [];
@@ -221,11 +228,7 @@ export function panelsJson(record: StudyRecord, translation: string, reference: 
 export function panelsOf(record: StudyRecord, translation: string, reference: string, layers: Map<string, LayerInfo>, f: StudyFilters, reviews: ReviewStore) {
   const { links, panels } = prepare(record, translation, layers);
   const out: Record<string, unknown>[] = [];
-  for (const p of panels) {
-    const layer = layers.get(p.layer);
-    if (!layer) continue;
-    if (layer.generated && ALIGNMENT_OF[p.layer] !== translation) continue;
-    if (f.role && layer.role.toLowerCase() !== f.role) continue;
+  for (const { p, layer } of shown(panels, translation, layers, f)) {
     const counters = new Map<number, number>();
     const tokens = p.tokens.map((t, i) => {
       const r = p.ref_of?.[i] ?? 0;
