@@ -29,7 +29,7 @@ const USAGE = `usage: npm run keys -- <command> [--by name]
 ${ACCOUNT_USAGE}`;
 
 /** `store`: a KeyStore over a document held elsewhere (ALMANAC_REDIS_URL: server/redis-cli.ts). */
-export function runKeys(argv: string[], env: NodeJS.ProcessEnv = process.env, out = console.log, store?: KeyStore): number {
+export function runKeys(argv: string[], env: NodeJS.ProcessEnv = process.env, out = console.log, store?: KeyStore, counts?: Pick<QuotaStore, 'used' | 'lastUsed'>): number {
   const { values, positionals } = parseArgs({
     args: argv, allowPositionals: true,
     options: {
@@ -105,7 +105,8 @@ export function runKeys(argv: string[], env: NodeJS.ProcessEnv = process.env, ou
       return 0;
     }
     case 'usage': {
-      const quota = new QuotaStore(dir, { readOnly: true });
+      // With Redis the counts are Redis's, read beforehand (redis-cli.ts).
+      const quota = counts ?? new QuotaStore(dir, { readOnly: true });
       const month = monthOf(Date.now());
       const doc = keys.doc();
       for (const k of Object.values(doc.keys).filter((k) => !arg || k.id === arg)) {

@@ -87,7 +87,8 @@ async function serveRedis(env: NodeJS.ProcessEnv, args: string[], url: string) {
 
 export async function serve(env: NodeJS.ProcessEnv = process.env, args: string[] = []) {
   const { values, opts, host, port } = options(env, args);
-  const app = createApp(opts);
+  // `npm start` with ALMANAC_REDIS_URL: keys, reviews and counts in Redis, as serveRedis.
+  const app = env.ALMANAC_REDIS_URL ? createWorkerApp(opts, await redisShared(env.ALMANAC_REDIS_URL, opts.stateDir)) : createApp(opts);
   // Cold search indexes load before the first client arrives (README "Query rules").
   await app.release().warmSearch();
   await new Promise<void>((resolve) => app.server.listen(port, host, resolve));

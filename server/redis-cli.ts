@@ -10,7 +10,8 @@ import { userInfo } from 'node:os';
 import { stateDir } from '../pipeline/paths.ts';
 import { runKeys } from './keys-cli.ts';
 import { runReview } from './review-cli.ts';
-import type { AuditEvent } from './state/accounts.ts';
+import type { AuditEvent, KeyDoc } from './state/accounts.ts';
+import { monthOf } from './state/plans.ts';
 import { KeyStore } from './state/keys.ts';
 import { connectState, keysDoc, reviewsDoc, seed } from './state/redis-state.ts';
 import { ReviewStore, withDecision, type ReviewDecision, type ReviewFile, type TokenReview } from './state/reviews.ts';
@@ -33,17 +34,27 @@ async function withClient<T>(env: NodeJS.ProcessEnv, fn: (c: Awaited<ReturnType<
   }
 }
 
+/** This month's counts and last uses of every project's meter, as redis-limits.ts keeps them (one round trip). */
+async function countsOf(c: Awaited<ReturnType<typeof connectState>>, doc: KeyDoc) {
+  const month = monthOf(Date.now());
+  const meters = [...new Set(Object.values(doc.keys).map((k) => (k.project && doc.projects[k.project]?.meter) || k.id))];
+  const got = await Promise.all(meters.flatMap((m) => [c.get(`almanac:m:${m}:${month}`), c.get(`almanac:l:${m}`)]));
+  const seen = new Map(meters.map((m, i) => [m, { used: Number(got[2 * i] ?? 0), last: got[2 * i + 1] ? Number(got[2 * i + 1]) : undefined }]));
+  return { used: (m: string) => seen.get(m)?.used ?? 0, lastUsed: (m: string) => seen.get(m)?.last };
+}
+
 /** `npm run keys -- …` against Redis; resolves to the exit code. */
 export function keysViaRedis(argv: string[], env: NodeJS.ProcessEnv = process.env, out = console.log): Promise<number> {
   return withClient(env, async (c) => {
     const doc = keysDoc(c);
+    const counts = argv[0] === 'usage' ? await countsOf(c, (await doc.read()).doc) : undefined;
     const audit = argv[0] === 'audit' ? (await doc.log()).flatMap((l) => { try { return [JSON.parse(l) as AuditEvent]; } catch { return []; } }) : undefined;
     const { result } = await doc.change((d) => {
       const store = new KeyStore(stateDir(env), undefined, { external: true });
       store.adopt(d);
       store.auditEvents = audit;
       const lines: string[] = [];
-      const code = runKeys(argv, env, (l) => lines.push(l), store);
+      const code = runKeys(argv, env, (l) => lines.push(l), store, counts);
       const next = store.pending;
       return { next, result: { code, lines }, log: next?.last_events?.map((e) => JSON.stringify(e)) };
     });

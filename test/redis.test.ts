@@ -301,6 +301,10 @@ suite(`ALMANAC_REDIS_URL${NEEDS}`, () => {
       const secret = made.out.trim().split('\n').at(-1)!;
       const id = /created (key_\w+)/.exec(made.out)![1];
       for (const base of [s1.base, s2.base]) expect(await until(base, secret, 200, POLL_MS + 2000)).toBeLessThanOrEqual(POLL_MS + 2000);
+      // `keys usage` reads Redis's counts: one 200 on each server (refusals are not counted).
+      const usage = (await keysCli(['usage', id])).lines[0].split('\t');
+      expect(usage.slice(0, 3)).toEqual([id, monthOf(Date.now()), '2/100000']);
+      expect(usage[3]).toMatch(/^last used 20/);
       const revoked = await keysProcess(['revoke', id, '--by', 'tester']);
       expect(revoked.code).toBe(0);
       expect(revoked.out).toContain(`${id} is now revoked`);
