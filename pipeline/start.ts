@@ -8,6 +8,8 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import { serve } from '../server/main.ts';
 import { KeyStore } from '../server/state/keys.ts';
+import { keysViaRedis } from '../server/redis-cli.ts';
+import { connectState, keysDoc } from '../server/state/redis-state.ts';
 import { ALL_SOURCES } from '../sources/index.ts';
 import { build, defaultWorkers } from './build.ts';
 import { fetchAll } from './fetch.ts';
@@ -37,6 +39,26 @@ function devKey(env: NodeJS.ProcessEnv): string {
   return secret;
 }
 
+/** ALMANAC_REDIS_URL: the same, with the keys document in Redis (README "Scale-out"). */
+async function devKeyRedis(env: NodeJS.ProcessEnv): Promise<string> {
+  const dir = stateDir(env);
+  const file = path.join(dir, 'dev-key');
+  if (existsSync(file)) {
+    const secret = readFileSync(file, 'utf8').trim();
+    const c = await connectState(env.ALMANAC_REDIS_URL!);
+    const store = new KeyStore(dir, undefined, { external: true });
+    store.adopt((await keysDoc(c).read()).doc);
+    await c.close();
+    const rec = store.verify(secret);
+    if (rec && store.access(rec).ok) return secret;
+  }
+  const lines: string[] = [];
+  if (await keysViaRedis(['create', '--plan', 'development', '--label', 'npm start development key'], env, (l) => lines.push(l))) throw new Error(lines.join('\n'));
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(file, lines.at(-1)! + '\n', { mode: 0o600 });
+  return lines.at(-1)!;
+}
+
 const env = process.env;
 await fetchAll(ALL_SOURCES, env);
 const pointer = currentPointer(distDir(env));
@@ -45,7 +67,7 @@ if (!existsSync(pointer) || statSync(pointer).mtimeMs < newestInput(env)) {
 } else {
   console.log(`dist/ is up to date (release ${readFileSync(pointer, 'utf8').trim()})`);
 }
-const key = devKey(env);
+const key = env.ALMANAC_REDIS_URL ? await devKeyRedis(env) : devKey(env);
 const app = await serve(env);
 const addr = app.server.address();
 const port = typeof addr === 'object' && addr ? addr.port : env.PORT;

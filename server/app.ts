@@ -84,6 +84,8 @@ export interface SharedLimits {
   quota: QuotaView;
   /** Called when the app closes (a Redis connection). */
   close?: () => void;
+  /** The keys document held elsewhere (ALMANAC_REDIS_URL: state/redis-state.ts); else keys.json. */
+  keys?: KeyStore;
 }
 
 const MAX_HEADER_BYTES = 16 * 1024;
@@ -121,11 +123,11 @@ export function createApp(opts: AppOptions): App {
 /** The HTTP side of a worker: keys and release of its own, limits and counts through `shared`. */
 export function createWorkerApp(opts: AppOptions, shared: SharedLimits): WorkerApp {
   const log = opts.log ?? ((m: string) => console.error(m));
-  return { ...assemble(opts, log, shared.quota, shared.charger, () => shared.close?.()), quota: shared.quota };
+  return { ...assemble(opts, log, shared.quota, shared.charger, () => shared.close?.(), shared.keys), quota: shared.quota };
 }
 
-function assemble(opts: AppOptions, log: (m: string) => void, quota: QuotaView, limits: Charger, onClose: () => void): Omit<App, 'quota'> {
-  const keys = new KeyStore(opts.stateDir, log, { now: opts.now });
+function assemble(opts: AppOptions, log: (m: string) => void, quota: QuotaView, limits: Charger, onClose: () => void, sharedKeys?: KeyStore): Omit<App, 'quota'> {
+  const keys = sharedKeys ?? new KeyStore(opts.stateDir, log, { now: opts.now });
   let release = watched(opts.release ?? new Release(opts.dist));
   function watched(r: Release) {
     r.onCorrupt = (file) => log(`release ${r.id}: ${file} does not match its manifest checksum; it answers 503 release_corrupt and /healthz reports degraded`);

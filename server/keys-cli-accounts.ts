@@ -4,7 +4,6 @@
  * run by the store under its lock; ids are printed alone on the last line, and so is a
  * key when one is issued (the only time it is ever shown).
  */
-import { readAudit } from './state/audit.ts';
 import { currentSubscription, exceptionLive } from './state/accounts.ts';
 import type { KeyStore } from './state/keys.ts';
 import * as T from './state/transitions.ts';
@@ -110,7 +109,7 @@ export const accountCommands: Record<string, (c: CliContext) => number> = {
     return 0;
   },
   audit(c) {
-    const { events, skipped } = readAudit(c.keys.auditFile);
+    const { events, skipped } = c.keys.audit();
     const acc = str(c.values.account);
     for (const e of events.filter((e) => !acc || e.account === acc)) c.out(JSON.stringify(e));
     if (skipped) c.out(`(${skipped} torn line(s) skipped: a crash cut a write short)`);

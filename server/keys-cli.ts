@@ -28,7 +28,8 @@ const USAGE = `usage: npm run keys -- <command> [--by name]
   usage [key-id]                                         requests counted this month
 ${ACCOUNT_USAGE}`;
 
-export function runKeys(argv: string[], env: NodeJS.ProcessEnv = process.env, out = console.log): number {
+/** `store`: a KeyStore over a document held elsewhere (ALMANAC_REDIS_URL: server/redis-cli.ts). */
+export function runKeys(argv: string[], env: NodeJS.ProcessEnv = process.env, out = console.log, store?: KeyStore, counts?: Pick<QuotaStore, 'used' | 'lastUsed'>): number {
   const { values, positionals } = parseArgs({
     args: argv, allowPositionals: true,
     options: {
@@ -40,7 +41,7 @@ export function runKeys(argv: string[], env: NodeJS.ProcessEnv = process.env, ou
   });
   const [cmd, arg] = positionals;
   const dir = stateDir(env);
-  const keys = new KeyStore(dir);
+  const keys = store ?? new KeyStore(dir);
   if (values.by) keys.actor = values.by;
   const needPlan = () => {
     if (!isPlan(values.plan)) throw new Error(`--plan must be one of ${Object.keys(PLANS).join(', ')}`);
@@ -104,7 +105,8 @@ export function runKeys(argv: string[], env: NodeJS.ProcessEnv = process.env, ou
       return 0;
     }
     case 'usage': {
-      const quota = new QuotaStore(dir, { readOnly: true });
+      // With Redis the counts are Redis's, read beforehand (redis-cli.ts).
+      const quota = counts ?? new QuotaStore(dir, { readOnly: true });
       const month = monthOf(Date.now());
       const doc = keys.doc();
       for (const k of Object.values(doc.keys).filter((k) => !arg || k.id === arg)) {
@@ -125,10 +127,19 @@ export function runKeys(argv: string[], env: NodeJS.ProcessEnv = process.env, ou
 }
 
 if (isMain(import.meta.url)) {
-  try {
-    process.exitCode = runKeys(process.argv.slice(2));
-  } catch (err) {
-    console.error(`keys: ${(err as Error).message}`);
+  // With ALMANAC_REDIS_URL the document lives in Redis (README "Scale-out"). Not a top-level
+  // await: redis-cli.ts imports this module, which must finish evaluating first.
+  const fail = (err: Error) => {
+    console.error(`keys: ${err.message}`);
     process.exitCode = 2;
+  };
+  if (process.env.ALMANAC_REDIS_URL) {
+    void import('./redis-cli.ts').then((m) => m.keysViaRedis(process.argv.slice(2))).then((code) => { process.exitCode = code; }, fail);
+  } else {
+    try {
+      process.exitCode = runKeys(process.argv.slice(2));
+    } catch (err) {
+      fail(err as Error);
+    }
   }
 }

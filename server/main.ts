@@ -13,6 +13,7 @@ import cluster from 'node:cluster';
 import { createApp, createWorkerApp, type SharedLimits } from './app.ts';
 import { TurnBatcher } from './auth.ts';
 import { redisLimits } from './state/redis-limits.ts';
+import { redisState } from './state/redis-state.ts';
 import { runPrimary, runWorker, workerCount } from './cluster.ts';
 import { Release } from './release.ts';
 
@@ -59,10 +60,15 @@ export async function serveMain(env: NodeJS.ProcessEnv, args: string[]) {
   process.on('SIGTERM', stop);
 }
 
-/** Limits and counts in Redis (server/state/redis-limits.ts), charged once per turn. */
+/**
+ * Limits and counts in Redis (server/state/redis-limits.ts), charged once per turn; keys and
+ * reviews read from Redis and kept current (server/state/redis-state.ts). The state
+ * connection is made first: it refuses to start, naming the URL, when Redis is unreachable.
+ */
 async function redisShared(url: string, stateDir: string): Promise<SharedLimits> {
+  const state = await redisState(url, stateDir);
   const r = await redisLimits(url, stateDir);
-  return { charger: new TurnBatcher((keys) => r.charge(keys)), quota: r.quota, close: () => void r.close() };
+  return { charger: new TurnBatcher((keys) => r.charge(keys)), quota: r.quota, keys: state.keys, close: () => void Promise.all([r.close(), state.close()]) };
 }
 
 /** One process counting in Redis: no server.lock, since it writes nothing in the state folder. */
@@ -73,7 +79,7 @@ async function serveRedis(env: NodeJS.ProcessEnv, args: string[], url: string) {
   await new Promise<void>((resolve) => app.server.listen(port, host, resolve));
   const addr = app.server.address();
   const bound = typeof addr === 'object' && addr ? addr.port : port;
-  console.log(`serving release ${app.release().id} on http://${host}:${bound}${values.open ? ' with no keys (--open)' : ` (keys in ${opts.stateDir}, counts in Redis)`}`);
+  console.log(`serving release ${app.release().id} on http://${host}:${bound}${values.open ? ' with no keys (--open)' : ` (keys, reviews and counts in Redis)`}`);
   const stop = () => app.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
@@ -81,7 +87,8 @@ async function serveRedis(env: NodeJS.ProcessEnv, args: string[], url: string) {
 
 export async function serve(env: NodeJS.ProcessEnv = process.env, args: string[] = []) {
   const { values, opts, host, port } = options(env, args);
-  const app = createApp(opts);
+  // `npm start` with ALMANAC_REDIS_URL: keys, reviews and counts in Redis, as serveRedis.
+  const app = env.ALMANAC_REDIS_URL ? createWorkerApp(opts, await redisShared(env.ALMANAC_REDIS_URL, opts.stateDir)) : createApp(opts);
   // Cold search indexes load before the first client arrives (README "Query rules").
   await app.release().warmSearch();
   await new Promise<void>((resolve) => app.server.listen(port, host, resolve));

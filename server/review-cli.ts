@@ -56,13 +56,14 @@ function findToken(env: NodeJS.ProcessEnv, reviews: ReviewStore, id: string) {
   throw new Error(`no token '${id}' in the live release`);
 }
 
-export function runReview(argv: string[], env: NodeJS.ProcessEnv = process.env, out = console.log): number {
+/** `store`: reviews held elsewhere (ALMANAC_REDIS_URL: server/redis-cli.ts). */
+export function runReview(argv: string[], env: NodeJS.ProcessEnv = process.env, out = console.log, store?: ReviewStore): number {
   const { values, positionals } = parseArgs({
     args: argv, allowPositionals: true,
     options: { status: { type: 'string' }, source: { type: 'string' }, book: { type: 'string' }, limit: { type: 'string' }, note: { type: 'string' }, reviewer: { type: 'string' } },
   });
   const [cmd, id] = positionals;
-  const reviews = new ReviewStore(stateDir(env));
+  const reviews = store ?? new ReviewStore(stateDir(env));
   switch (cmd) {
     case 'list': {
       const status = values.status ?? 'review-needed';
@@ -110,10 +111,18 @@ export function runReview(argv: string[], env: NodeJS.ProcessEnv = process.env, 
 }
 
 if (isMain(import.meta.url)) {
-  try {
-    process.exitCode = runReview(process.argv.slice(2));
-  } catch (err) {
-    console.error((err as Error).message);
+  const fail = (err: Error) => {
+    console.error(err.message);
     process.exitCode = 1;
+  };
+  // ALMANAC_REDIS_URL: reviews in Redis. Not a top-level await (redis-cli.ts imports this module).
+  if (process.env.ALMANAC_REDIS_URL) {
+    void import('./redis-cli.ts').then((m) => m.reviewViaRedis(process.argv.slice(2))).then((code) => { process.exitCode = code; }, fail);
+  } else {
+    try {
+      process.exitCode = runReview(process.argv.slice(2));
+    } catch (err) {
+      fail(err as Error);
+    }
   }
 }

@@ -4,7 +4,7 @@
  * not installed (`.ci/run` installs it).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createClient } from '@redis/client';
@@ -13,7 +13,10 @@ import { build } from '../pipeline/build.ts';
 import { PROJECT_ROOT } from '../pipeline/paths.ts';
 import elements from '../sources/elements.ts';
 import { KeyStore } from '../server/state/keys.ts';
+import { keysViaRedis } from '../server/redis-cli.ts';
 import { RedisDoc } from '../server/state/redis-doc.ts';
+import { POLL_MS, redisState, reviewsDoc } from '../server/state/redis-state.ts';
+import { reviewsIn, withDecision } from '../server/state/reviews.ts';
 import { monthOf } from '../server/state/plans.ts';
 import { cleanup, quiet, tempDir } from './helpers.ts';
 
@@ -106,12 +109,43 @@ function serve(state: string, workers = 1): Promise<{ child: ChildProcess; base:
   });
 }
 
-/** Two state folders with the same keys.json: two machines sharing keys. */
-function twoMachines(plan: 'development' | 'basic' = 'development') {
+/** The keys CLI against Redis, in this process (server/redis-cli.ts); its output lines. */
+async function keysCli(args: string[], state = dir('almanac-redis-cli-'), redisUrl = url) {
+  const lines: string[] = [];
+  const code = await keysViaRedis(args, { ALMANAC_STATE_DIR: state, ALMANAC_REDIS_URL: redisUrl }, (l) => lines.push(l));
+  return { code, lines };
+}
+
+/** The keys CLI as a process (`npm run keys` without npm), against Redis. */
+function keysProcess(args: string[], redisUrl = url): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/keys-cli.ts', ...args], {
+    cwd: PROJECT_ROOT, env: { ...process.env, ALMANAC_STATE_DIR: dir('almanac-redis-cli-'), ALMANAC_REDIS_URL: redisUrl }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  kids.push(child);
+  let out = '', err = '';
+  child.stdout!.on('data', (c) => { out += c; });
+  child.stderr!.on('data', (c) => { err += c; });
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out, err })));
+}
+
+/** Two machines: state folders of their own (empty), keys in Redis, a key made by the CLI. */
+async function twoMachines(plan: 'development' | 'basic' = 'development') {
   const a = dir('almanac-redis-state-'), b = dir('almanac-redis-state-');
-  const { secret, record } = new KeyStore(a).create(plan, 'redis test');
-  copyFileSync(path.join(a, 'keys.json'), path.join(b, 'keys.json'));
-  return { a, b, secret, id: record.id };
+  const { code, lines } = await keysCli(['create', '--plan', plan, '--label', 'redis test']);
+  expect(code).toBe(0);
+  return { a, b, secret: lines.at(-1)!, id: /created (key_\w+)/.exec(lines[0])![1] };
+}
+
+/** Polls `base` with the key until the answer's status is `want`; the milliseconds it took. */
+async function until(base: string, secret: string, want: number, limitMs = 10_000): Promise<number> {
+  const t0 = Date.now();
+  for (;;) {
+    const r = await fetch(`${base}/apis/elements/Fe`, { headers: { 'x-service-key': secret } });
+    await r.arrayBuffer();
+    if (r.status === want) return Date.now() - t0;
+    if (Date.now() - t0 > limitMs) throw new Error(`${base}: still ${r.status}, not ${want}, after ${limitMs} ms`);
+    await sleep(20);
+  }
 }
 
 async function hammer(bases: string[], secret: string, total: number, clients = 24) {
@@ -131,7 +165,7 @@ async function hammer(bases: string[], secret: string, total: number, clients = 
 
 suite(`ALMANAC_REDIS_URL${NEEDS}`, () => {
   it('two servers (one with two workers) on one Redis share a key’s monthly quota exactly', async () => {
-    const { a, b, secret, id } = twoMachines();
+    const { a, b, secret, id } = await twoMachines();
     const c = createClient({ url });
     await c.connect();
     const counter = `almanac:m:${id}:${monthOf(Date.now())}`;
@@ -156,7 +190,7 @@ suite(`ALMANAC_REDIS_URL${NEEDS}`, () => {
   });
 
   it('one burst bucket across both servers', async () => {
-    const { a, b, secret } = twoMachines('basic'); // 10 a second
+    const { a, b, secret } = await twoMachines('basic'); // 10 a second
     const [s1, s2] = await Promise.all([serve(a), serve(b)]);
     try {
       const codes = await hammer([s1.base, s2.base], secret, 40, 40);
@@ -171,7 +205,7 @@ suite(`ALMANAC_REDIS_URL${NEEDS}`, () => {
   });
 
   it('loses no count when a server is killed with SIGKILL, nor when Redis (appendonly, everysec) is killed and restarted; answers 503 while it is down', async () => {
-    const { a, secret, id } = twoMachines();
+    const { a, secret, id } = await twoMachines();
     const s = await serve(a);
     const counter = `almanac:m:${id}:${monthOf(Date.now())}`;
     let ok = 0;
@@ -256,5 +290,121 @@ suite(`ALMANAC_REDIS_URL${NEEDS}`, () => {
     } finally {
       await Promise.all(clients.map((c) => c.close()));
     }
+  });
+  it(`keys in Redis: a key made by the keys CLI works on two servers with empty state folders, and a revoke applies on both within the documented bound (${POLL_MS} ms poll; the change message makes it milliseconds)`, async () => {
+    const a = dir('almanac-redis-state-'), b = dir('almanac-redis-state-');
+    const [s1, s2] = await Promise.all([serve(a), serve(b)]);
+    try {
+      // Created after both servers started: they learn of it from Redis, not from a file.
+      const made = await keysProcess(['create', '--plan', 'standard', '--label', 'two machines', '--by', 'tester']);
+      expect(made.code).toBe(0);
+      const secret = made.out.trim().split('\n').at(-1)!;
+      const id = /created (key_\w+)/.exec(made.out)![1];
+      for (const base of [s1.base, s2.base]) expect(await until(base, secret, 200, POLL_MS + 2000)).toBeLessThanOrEqual(POLL_MS + 2000);
+      // `keys usage` reads Redis's counts: one 200 on each server (refusals are not counted).
+      const usage = (await keysCli(['usage', id])).lines[0].split('\t');
+      expect(usage.slice(0, 3)).toEqual([id, monthOf(Date.now()), '2/100000']);
+      expect(usage[3]).toMatch(/^last used 20/);
+      const revoked = await keysProcess(['revoke', id, '--by', 'tester']);
+      expect(revoked.code).toBe(0);
+      expect(revoked.out).toContain(`${id} is now revoked`);
+      // The bound is POLL_MS plus one read of the document; 2 s of slack for this loaded machine.
+      for (const base of [s1.base, s2.base]) expect(await until(base, secret, 401, POLL_MS + 2000)).toBeLessThanOrEqual(POLL_MS + 2000);
+      // Neither machine wrote keys to its state folder.
+      expect(existsSync(path.join(a, 'keys.json')) || existsSync(path.join(b, 'keys.json'))).toBe(false);
+      const audit = (await keysCli(['audit'])).lines.map((l) => JSON.parse(l));
+      expect(audit.filter((e) => e.key === id && e.by === 'tester').map((e) => e.what)).toEqual(expect.arrayContaining(['key.issue', 'key.revoke']));
+    } finally {
+      s1.child.kill('SIGTERM');
+      s2.child.kill('SIGTERM');
+      await Promise.all([exited(s1.child), exited(s2.child)]);
+    }
+  });
+
+  it('keys in Redis: ten parallel keys CLI processes all land, each in the audit log', async () => {
+    const runs = await Promise.all(Array.from({ length: 10 }, (_, i) => keysProcess(['create', '--plan', 'basic', '--label', `parallel ${i}`])));
+    for (const r of runs) expect(r.code, r.err).toBe(0);
+    const ids = runs.map((r) => /created (key_\w+)/.exec(r.out)![1]);
+    const list = (await keysCli(['list'])).lines.join('\n');
+    for (const id of ids) expect(list).toContain(id);
+    const audit = (await keysCli(['audit'])).lines.map((l) => JSON.parse(l));
+    for (const id of ids) expect(audit.some((e) => e.what === 'key.issue' && e.key === id)).toBe(true);
+  });
+
+  it('keys in Redis: kill -9 of a writer mid-run loses no completed transition, and every rev is in the audit log', async () => {
+    const state = dir('almanac-redis-cli-');
+    const script = `import { keysViaRedis } from './server/redis-cli.ts';
+for (let i = 0; ; i++) await keysViaRedis(['create', '--plan', 'basic', '--label', 'kill ' + i], process.env, (l) => { if (l.startsWith('created')) console.log(l.split(' ')[1]); });`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: PROJECT_ROOT, env: { ...process.env, ALMANAC_STATE_DIR: state, ALMANAC_REDIS_URL: url }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    kids.push(child);
+    // A second writer beside it, so compare-and-set conflicts happen too.
+    const other = keysProcess(['create', '--plan', 'basic', '--label', 'beside']);
+    let printed = '';
+    child.stdout!.on('data', (c) => { printed += c; });
+    while (printed.split('\n').filter(Boolean).length < 8) await sleep(20);
+    child.kill('SIGKILL');
+    await exited(child);
+    expect((await other).code).toBe(0);
+    const done = printed.split('\n').filter((l) => /^key_\w+$/.test(l));
+    const c = createClient({ url });
+    await c.connect();
+    try {
+      const { doc } = await new RedisDoc<{ rev: number; keys: Record<string, unknown> }>(c, 'keys', () => ({ rev: 0, keys: {} })).read();
+      for (const id of done) expect(doc.keys[id], id).toBeDefined();
+      const revs = new Set((await c.lRange('almanac:doc:keys:log', 0, -1)).map((l) => JSON.parse(l).rev));
+      for (let r = 1; r <= doc.rev; r++) expect(revs.has(r), `rev ${r} in the audit log`).toBe(true);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('reviews in Redis: a review written on one machine shows on another; a local keys.json seeds an empty Redis once', async () => {
+    const a = dir('almanac-redis-state-'), b = dir('almanac-redis-state-');
+    const logs: string[] = [];
+    const [ma, mb] = await Promise.all([redisState(url, a, (m) => logs.push(m)), redisState(url, b, (m) => logs.push(m))]);
+    const c = createClient({ url });
+    await c.connect();
+    try {
+      await reviewsDoc(c).change((d) => ({ next: withDecision(d, 'oshb-hebrew:gen.1.1:1', 'verified', 'checked', 'tester').next, result: undefined }));
+      const t0 = Date.now();
+      while (!mb.reviews.get('oshb-hebrew:gen.1.1:1') && Date.now() - t0 < POLL_MS + 2000) await sleep(10);
+      // What the study routes read for machine b's state folder.
+      expect(reviewsIn(b).get('oshb-hebrew:gen.1.1:1')).toMatchObject({ decision: 'verified', note: 'checked', reviewer: 'tester' });
+      expect(ma.reviews.get('oshb-hebrew:gen.1.1:1')?.decision).toBe('verified');
+      expect(existsSync(path.join(b, 'reviews.json'))).toBe(false);
+    } finally {
+      await Promise.all([ma.close(), mb.close(), c.close()]);
+    }
+    // Seeding: database 2 of the same Redis is empty; a machine's keys.json goes in once.
+    const local = dir('almanac-redis-seed-');
+    const { record } = new KeyStore(local).create('basic', 'from the file');
+    const seeded = await keysCli(['list'], local, `${url}/2`);
+    expect(seeded.lines.join('\n')).toContain(record.id);
+    // Another machine's file does not go in: Redis already holds the document.
+    const other = dir('almanac-redis-seed-');
+    const second = new KeyStore(other).create('basic', 'second file').record;
+    expect((await keysCli(['list'], other, `${url}/2`)).lines.join('\n')).not.toContain(second.id);
+    const audit = (await keysCli(['audit'], local, `${url}/2`)).lines.map((l) => JSON.parse(l));
+    expect(audit.filter((e) => e.what === 'document.seed')).toHaveLength(1);
+  });
+
+  it('Redis unreachable: the server refuses to start naming the URL without its password; the CLI fails with a message and a non-zero code', async () => {
+    const dead = `redis://:sekret@127.0.0.1:${await freePort()}`;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      cwd: PROJECT_ROOT, env: { ...process.env, ALMANAC_DIST: dist, ALMANAC_STATE_DIR: dir('almanac-redis-state-'), ALMANAC_REDIS_URL: dead, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    kids.push(child);
+    let err = '';
+    child.stderr!.on('data', (c) => { err += c; });
+    const code = await new Promise((r) => child.on('exit', r));
+    expect(code).not.toBe(0);
+    expect(err).toMatch(/cannot reach Redis at redis:\/\/…@127\.0\.0\.1:\d+/);
+    expect(err).not.toContain('sekret');
+    const cli = await keysProcess(['create', '--plan', 'basic'], dead);
+    expect(cli.code).not.toBe(0);
+    expect(cli.err).toMatch(/cannot reach Redis at redis:\/\/…@127\.0\.0\.1:\d+/);
+    expect(cli.err + cli.out).not.toContain('sekret');
   });
 });

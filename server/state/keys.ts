@@ -14,8 +14,8 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { writeFileDurable } from './atomic.ts';
-import { appendAudit, lastAuditRev } from './audit.ts';
-import { accessOf, emptyDoc, parseKeyFile, KeyFileError, KEY_ID, type Access, type KeyDoc, type KeyRecord, type KeyRequest } from './accounts.ts';
+import { appendAudit, lastAuditRev, readAudit } from './audit.ts';
+import { accessOf, emptyDoc, parseKeyFile, KeyFileError, KEY_ID, type Access, type AuditEvent, type KeyDoc, type KeyRecord, type KeyRequest } from './accounts.ts';
 import { withLock } from './lock.ts';
 import { isPlan, type PlanName } from './plans.ts';
 import * as T from './transitions.ts';
@@ -35,6 +35,12 @@ function osUser(): string {
 export interface KeyStoreOptions {
   /** The clock of transitions and access checks (tests move it). */
   now?: () => number;
+  /**
+   * The document is held elsewhere (Redis, state/redis-state.ts): never read keys.json;
+   * `adopt` sets the copy in memory and `run` applies a transition to it and leaves the
+   * result in `pending` for the caller to write.
+   */
+  external?: boolean;
 }
 
 export class KeyStore {
@@ -58,6 +64,11 @@ export class KeyStore {
   /** inode, mtime and size of the copy in memory: an atomic replace always changes the inode. */
   private seen = '';
   private reported = '';
+  private readonly external: boolean;
+  /** External mode: the document a transition produced, for the caller to write (with its events). */
+  pending: KeyDoc | undefined;
+  /** External mode: the audit log as read from where the document lives. */
+  auditEvents: AuditEvent[] | undefined;
 
   constructor(readonly dir: string, private log: (msg: string) => void = (m) => console.error(m), opts: KeyStoreOptions = {}) {
     mkdirSync(dir, { recursive: true });
@@ -65,6 +76,8 @@ export class KeyStore {
     this.lockFile = path.join(dir, 'keys.lock');
     this.auditFile = path.join(dir, 'audit.log');
     this.now = opts.now ?? Date.now;
+    this.external = !!opts.external;
+    if (this.external) return;
     // At startup a bad file is fatal (the error names it); later it is reported and skipped.
     this.reload(true);
   }
@@ -76,6 +89,7 @@ export class KeyStore {
    * `strict`, when it throws.
    */
   reload(strict = false) {
+    if (this.external) return;
     let sig: string;
     try {
       const st = statSync(this.file);
@@ -93,10 +107,38 @@ export class KeyStore {
       this.reported = sig;
       return;
     }
-    this.byHash = new Map(Object.values(this.data.keys).map((k) => [k.hash, { rec: k, digest: Buffer.from(k.hash, 'hex') }]));
-    this.known.clear();
+    this.index();
     this.seen = sig;
     this.reported = '';
+  }
+
+  private index() {
+    this.byHash = new Map(Object.values(this.data.keys).map((k) => [k.hash, { rec: k, digest: Buffer.from(k.hash, 'hex') }]));
+    this.known.clear();
+  }
+
+  /** External mode: serve this document from now on (a revoke in it applies to the next request). */
+  adopt(doc: KeyDoc) {
+    this.data = doc;
+    this.index();
+  }
+
+  /** The audit log, oldest first (keys.json's audit.log, or what the external store gave). */
+  audit(): { events: AuditEvent[]; skipped: number } {
+    return this.auditEvents ? { events: this.auditEvents, skipped: 0 } : readAudit(this.auditFile);
+  }
+
+  /** Settles the document, applies `fn` and stamps rev and last_events: the part of a transition every store shares. */
+  private apply<R>(doc: KeyDoc, fn: (doc: KeyDoc, tx: T.Tx) => R): R {
+    const tx: T.Tx = { now: this.now(), by: this.actor, events: [] };
+    // rev 0 with keys: read from a version-1 file; the first write saves it as version 2.
+    if (doc.rev === 0 && Object.keys(doc.keys).length) tx.events.push({ what: 'document.migrate', from_version: 1, keys: Object.keys(doc.keys).length });
+    T.settle(doc, tx.now);
+    const out = fn(doc, tx);
+    doc.rev += 1;
+    const at = new Date(tx.now).toISOString();
+    doc.last_events = tx.events.map((e) => ({ rev: doc.rev, at, by: tx.by, ...e }));
+    return out;
   }
 
   /**
@@ -105,22 +147,22 @@ export class KeyStore {
    * that throws leaves both untouched.
    */
   run<R>(fn: (doc: KeyDoc, tx: T.Tx) => R): R {
+    if (this.external) {
+      const doc = structuredClone(this.data);
+      const out = this.apply(doc, fn);
+      this.pending = doc;
+      this.adopt(doc);
+      return out;
+    }
     return withLock(this.lockFile, () => {
       this.seen = '';
       this.reload(true);
       const doc = structuredClone(this.data);
       // A crash after the last replace but before its audit append: log those events now.
       if (doc.last_events?.length && lastAuditRev(this.auditFile) < doc.rev) appendAudit(this.auditFile, doc.last_events);
-      const tx: T.Tx = { now: this.now(), by: this.actor, events: [] };
-      // rev 0 with keys: read from a version-1 file; the first write saves it as version 2.
-      if (doc.rev === 0 && Object.keys(doc.keys).length) tx.events.push({ what: 'document.migrate', from_version: 1, keys: Object.keys(doc.keys).length });
-      T.settle(doc, tx.now);
-      const out = fn(doc, tx);
-      doc.rev += 1;
-      const at = new Date(tx.now).toISOString();
-      doc.last_events = tx.events.map((e) => ({ rev: doc.rev, at, by: tx.by, ...e }));
+      const out = this.apply(doc, fn);
       writeFileDurable(this.file, JSON.stringify(doc, null, 1) + '\n');
-      appendAudit(this.auditFile, doc.last_events);
+      appendAudit(this.auditFile, doc.last_events ?? []);
       this.seen = '';
       this.reload(true);
       return out;

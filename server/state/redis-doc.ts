@@ -18,11 +18,19 @@ interface Client {
 
 const READ = `return {redis.call('GET', KEYS[1]), redis.call('GET', KEYS[2])}`;
 
+// KEYS[3], when given, is a list the write appends ARGV[3..] to in the same step (the audit
+// log: a transition and its events land together or not at all). Every write PUBLISHes the
+// new version on `<KEYS[1]>:changed`, so servers re-read at once (redis-sync.ts).
 const CAS = `
 local v = tonumber(redis.call('GET', KEYS[2]) or '0')
 if v ~= tonumber(ARGV[1]) then return -1 end
 redis.call('SET', KEYS[1], ARGV[2])
-return redis.call('INCR', KEYS[2])
+if KEYS[3] then
+  for i = 3, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
+end
+local n = redis.call('INCR', KEYS[2])
+redis.call('PUBLISH', KEYS[1] .. ':changed', tostring(n))
+return n
 `;
 
 export class RedisConflict extends Error {}
@@ -32,6 +40,21 @@ export class RedisDoc<T> {
 
   private get keys() {
     return [`almanac:doc:${this.name}`, `almanac:doc:${this.name}:v`];
+  }
+
+  /** The channel every write publishes its new version on. */
+  get channel(): string {
+    return `almanac:doc:${this.name}:changed`;
+  }
+
+  /** The list `change` appends log lines to (the audit log of the keys document). */
+  get logKey(): string {
+    return `almanac:doc:${this.name}:log`;
+  }
+
+  /** The whole log, oldest first. */
+  async log(): Promise<string[]> {
+    return (await this.client.sendCommand(['LRANGE', this.logKey, '0', '-1'])) as string[];
   }
 
   /** The version (0 before the first write): changes with every successful update. */
@@ -62,12 +85,25 @@ export class RedisDoc<T> {
     return { doc, version };
   }
 
-  private async write<R>(step: (doc: T) => { next: T; result: R }): Promise<{ result: R; doc: T; version: number }> {
+  /**
+   * The general form: `step` returns the next document (or none: nothing is written, as for
+   * a read-only command) and log lines appended to `logKey` in the same compare-and-set.
+   * `expect`, when given, is the version the document must be at (0: only if absent).
+   */
+  change<R>(step: (doc: T, version: number) => { next?: T; result: R; log?: string[] }, expect?: number): Promise<{ result: R; doc: T; version: number; written: boolean }> {
+    return this.write(step, expect);
+  }
+
+  private async write<R>(step: (doc: T, version: number) => { next?: T; result: R; log?: string[] }, expect?: number): Promise<{ result: R; doc: T; version: number; written: boolean }> {
     for (let attempt = 0; attempt < this.maxRetries; attempt++) {
       const { doc, version } = await this.read();
-      const { next, result } = step(doc);
-      const written = Number(await this.client.sendCommand(['EVAL', CAS, '2', ...this.keys, String(version), JSON.stringify(next)]));
-      if (written !== -1) return { result, doc: next, version: written };
+      if (expect !== undefined && version !== expect) return { result: undefined as R, doc, version, written: false };
+      const { next, result, log = [] } = step(doc, version);
+      if (next === undefined) return { result, doc, version, written: false };
+      const keys = log.length ? ['3', ...this.keys, this.logKey] : ['2', ...this.keys];
+      const written = Number(await this.client.sendCommand(['EVAL', CAS, ...keys, String(version), JSON.stringify(next), ...log]));
+      if (written !== -1) return { result, doc: next, version: written, written: true };
+      if (expect !== undefined) return { result, doc, version: written, written: false };
       // Someone else wrote in between: read again and re-apply (jittered, so writers spread out).
       await new Promise((r) => setTimeout(r, Math.random() * 5 * (attempt + 1)));
     }

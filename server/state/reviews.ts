@@ -21,7 +21,7 @@ import { withLock } from './lock.ts';
 export type ReviewDecision = 'verified' | 'rejected';
 export interface ReviewEvent { decision: ReviewDecision; note: string; reviewer: string; at: string }
 export interface TokenReview extends ReviewEvent { token: string; history: ReviewEvent[] }
-interface ReviewFile { version: 1; reviews: Record<string, TokenReview> }
+export interface ReviewFile { version: 1; reviews: Record<string, TokenReview> }
 
 /** How long a review command waits for another reviewer's write before refusing. */
 const LOCK_WAIT_MS = 5000;
@@ -40,8 +40,19 @@ export class ReviewStore {
     this.reload();
   }
 
+  /** Reviews held elsewhere (ALMANAC_REDIS_URL, state/redis-state.ts): reload() reads no file. */
+  external = false;
+
+  /** Serve these reviews (from Redis) from now on; `version` keys the cached study panels. */
+  adopt(data: ReviewFile, version: string) {
+    this.data = data;
+    this.stamp = version;
+    this.external = true;
+  }
+
   /** Re-reads the file if it changed (mtime or size) since the last read. */
   reload() {
+    if (this.external) return;
     if (!existsSync(this.file)) {
       this.data = { version: 1, reviews: {} };
       this.stamp = '';
@@ -92,4 +103,18 @@ export function reviewsIn(dir: string): ReviewStore {
   let s = stores.get(dir);
   if (!s) stores.set(dir, (s = new ReviewStore(dir)));
   return s;
+}
+
+/** A decision as a pure transition of the reviews document (the Redis store runs it under compare-and-set). */
+export function withDecision(data: ReviewFile, token: string, decision: ReviewDecision, note: string, reviewer: string, now = new Date()): { next: ReviewFile; review: TokenReview } {
+  if (!note.trim()) throw new Error('a review needs a note (--note "…")');
+  const event: ReviewEvent = { decision, note: note.trim(), reviewer, at: now.toISOString() };
+  const prev = Object.hasOwn(data.reviews, token) ? data.reviews[token] : undefined;
+  const review: TokenReview = { token, ...event, history: [...(prev?.history ?? []), event] };
+  return { next: { version: 1, reviews: { ...data.reviews, [token]: review } }, review };
+}
+
+/** Makes `store` the one a state folder's requests use (the server's Redis-backed copy). */
+export function useReviews(dir: string, store: ReviewStore) {
+  stores.set(dir, store);
 }
