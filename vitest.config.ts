@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
+    // Names a test that blocks its worker for long (see the file for why it matters).
+    setupFiles: ['test/loop-watch.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Two cores: run files in parallel but keep it modest.

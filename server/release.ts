@@ -282,20 +282,19 @@ export class Release {
     const narrow = new Set(fit.unexpanded);
     let partial = ignored.length > 0 || narrow.size > 0;
     if (fit.total > MAX_RANKED_POSTINGS) {
-      // Scores are small integers: bucket by score, sort each bucket's ordinals as numbers.
-      const buckets = new Map<number, number[]>();
+      // Scores are small integers: each shard gives its ordinals per score in list order;
+      // several shards are merged per score.
+      const buckets = new Map<number, number[][]>();
       for (const ms of shards) {
         const found = yield* matchRanked(ms, fit.keep, narrow);
-        for (let i = 0; i < found.length; i++) {
-          const r = found[i];
-          (buckets.get(r.score) ?? buckets.set(r.score, []).get(r.score)!).push(r.ordinal);
-          if ((i & 4095) === 4095) yield;
-        }
+        for (const [score, list] of found) (buckets.get(score) ?? buckets.set(score, []).get(score)!).push(list);
       }
       yield;
       const ordinals: number[] = [];
       for (const score of [...buckets.keys()].sort((a, b) => b - a)) {
-        for (const o of Float64Array.from(buckets.get(score)!).sort()) ordinals.push(o);
+        const lists = buckets.get(score)!;
+        const merged = lists.length === 1 ? lists[0] : Array.from(Float64Array.from(lists.flat()).sort());
+        for (let i = 0; i < merged.length; i++) ordinals.push(merged[i]);
         yield;
       }
       return { ordinals, ignored, unexpanded: fit.unexpanded, partial, ranked: false };

@@ -1,0 +1,72 @@
+/**
+ * `npm run bench:search-indexes`: issue 14's search targets, per index of the built
+ * release (ALMANAC_DIST or dist/), in process (server time, no HTTP):
+ * - first use: the time of the first query on a dataset, which loads its index;
+ * - warm: p50/p99 over BENCH_QUERIES queries drawn from the dataset's own records
+ *   (every k-th record's searchable words: single words and word pairs);
+ * - RSS after every index was touched, with the shard cache at ALMANAC_CACHE_MB.
+ * Targets: warm p99 ≤ 10 ms, first use ≤ 200 ms, RSS < 400 MB.
+ */
+import { distDir } from '../pipeline/paths.ts';
+import { Release } from '../server/release.ts';
+
+const N = Number(process.env.BENCH_QUERIES ?? 200);
+const release = new Release(distDir());
+const only = process.argv.slice(2);
+const searchable = [...release.datasets.values()]
+  .filter((d) => d.search_fields?.length && (!only.length || only.includes(d.id)))
+  .sort((a, b) => a.id.localeCompare(b.id));
+
+const words = (v: unknown): string[] =>
+  typeof v === 'string' ? (v.toLowerCase().match(/\p{L}{3,}/gu) ?? []) : Array.isArray(v) ? v.flatMap(words) : [];
+
+/** Deterministic queries: walk the records with a prime stride, alternate one word and two. */
+function queries(id: string, records: number, fields: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0, o = 0; out.length < N && i < N * 20; i++, o = (o + 7919) % records) {
+    const rec = JSON.parse(release.record(id, o).toString()) as Record<string, unknown>;
+    const w = fields.flatMap((f) => words(rec[f]));
+    if (!w.length) continue;
+    const at = (i * 31) % w.length;
+    out.push(out.length % 2 && w.length > at + 1 ? `${w[at]} ${w[at + 1]}` : w[at]);
+  }
+  return out;
+}
+
+const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+const mib = (b: number) => (b / 2 ** 20).toFixed(0);
+const rows: string[] = [];
+const rss0 = process.memoryUsage().rss;
+let worstWarm = { p99: 0, id: '' };
+let worstLoad = { ms: 0, id: '' };
+for (const d of searchable) {
+  const qs = queries(d.id, d.records, d.search_fields!);
+  if (!qs.length) continue;
+  const t0 = performance.now();
+  await release.searchAsync(d.id, qs[0]).catch(() => undefined);
+  const first = performance.now() - t0;
+  const times: number[] = [];
+  for (const pass of [0, 1]) {
+    for (const q of qs) {
+      const t = performance.now();
+      try {
+        release.searchWithin(d.id, q);
+      } catch {
+        // A query over the cost bound answers 400: bounded too, and timed all the same.
+      }
+      if (pass) times.push(performance.now() - t); // the first pass warms the JIT
+    }
+  }
+  times.sort((a, b) => a - b);
+  const p99 = pct(times, 99);
+  if (p99 > worstWarm.p99) worstWarm = { p99, id: d.id };
+  if (first > worstLoad.ms) worstLoad = { ms: first, id: d.id };
+  rows.push(`| ${d.id} | ${d.records} | ${first.toFixed(0)} | ${pct(times, 50).toFixed(2)} | ${p99.toFixed(2)} | ${times[times.length - 1].toFixed(1)} |`);
+}
+const rss = process.memoryUsage().rss;
+console.log(`release ${release.id}: ${rows.length} searchable datasets, ${N} queries each, cache ${process.env.ALMANAC_CACHE_MB ?? 256} MiB`);
+console.log('| dataset | records | first use ms | warm p50 ms | warm p99 ms | max ms |');
+console.log('|---|---|---|---|---|---|');
+for (const r of rows) console.log(r);
+console.log(`worst warm p99 ${worstWarm.p99.toFixed(2)} ms (${worstWarm.id}; target ≤ 10); slowest first use ${worstLoad.ms.toFixed(0)} ms (${worstLoad.id}; target ≤ 200)`);
+console.log(`RSS ${mib(rss0)} MiB at start, ${mib(rss)} MiB with every index touched (target < 400 MB)`);
