@@ -10,7 +10,7 @@ import path from 'node:path';
 import sirv from 'sirv';
 
 const [mode, dir] = process.argv.slice(2);
-const bodies = new Map([0, 1].map((i) => [`/r${i}`, readFileSync(path.join(dir, `r${i}.json`))]));
+const bodies = new Map([0, 1, 2, 3].map((i) => [`/r${i}`, readFileSync(path.join(dir, `r${i}.json`))]));
 const server = mode === 'sirv'
   ? createServer(sirv(dir, { dev: false, etag: true }))
   : createServer((req, res) => {

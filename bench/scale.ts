@@ -7,7 +7,9 @@
  *   sirv       that file through sirv;
  *   almanac    the full path (key, burst, durable count, record) with 1 and N workers.
  * Responses: ~3.4 KB (`/apis/elements/Fe`, the issue's probe) and ~64 KB
- * (`/apis/elements?limit=33`), identity encoding, at 64 and 256 connections. The load
+ * (`/apis/elements?limit=33`), identity and br (almanac asked with `Accept-Encoding: br`;
+ * the static targets serve almanac's br bytes as a file, so every target sends the same
+ * bytes), at 64 and 256 connections. The load
  * generator is wrk (falls back to autocannon); single-process servers are pinned to core 0
  * and the load generator to core 1 with taskset where the machine has two cores or more.
  * Server CPU per request is the utime+stime delta of the server's whole process tree
@@ -16,6 +18,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -129,14 +132,24 @@ async function almanac(workers: number) {
   return { child, base: `http://127.0.0.1:${port}` };
 }
 
-const SIZES = [{ name: '3.4 KB', path: '/apis/elements/Fe' }, { name: '64 KB', path: '/apis/elements?limit=33' }];
+const SIZES = [
+  { name: '3.4 KB', path: '/apis/elements/Fe', br: false }, { name: '64 KB', path: '/apis/elements?limit=33', br: false },
+  { name: '3.4 KB br', path: '/apis/elements/Fe', br: true }, { name: '64 KB br', path: '/apis/elements?limit=33', br: true },
+];
+/** A response's bytes as sent (fetch would decompress br). */
+const raw = (url: string, headers: Record<string, string>) => new Promise<Buffer>((resolve, reject) => {
+  httpGet(url, { headers }, (res) => {
+    const parts: Buffer[] = [];
+    res.on('data', (c: Buffer) => parts.push(c)).on('end', () => resolve(Buffer.concat(parts))).on('error', reject);
+  }).on('error', reject);
+});
 const rows: { target: string; size: string; conns: number; r: Result }[] = [];
 try {
   // The bytes every target serves: almanac's own responses.
   const probe = await almanac(1);
   const files = path.join(work, 'www');
   mkdirSync(files);
-  for (const [i, s] of SIZES.entries()) writeFileSync(path.join(files, `r${i}.json`), Buffer.from(await (await fetch(probe.base + s.path, { headers: auth })).arrayBuffer()));
+  for (const [i, s] of SIZES.entries()) writeFileSync(path.join(files, `r${i}.json`), await raw(probe.base + s.path, s.br ? { ...auth, 'accept-encoding': 'br' } : auth));
   await kill(probe.child);
 
   const targets: { name: string; start: () => Promise<{ child: ChildProcess; base: string }>; path: (i: number) => string; headers?: Record<string, string> }[] = [];
@@ -183,7 +196,8 @@ http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000; d
     try {
       for (const [i, size] of SIZES.entries()) {
         for (const conns of CONNS) {
-          const r = await load(s.base + t.path(i), t.headers ?? {}, conns, SECONDS, s.child.pid!, luaFile);
+          const headers = t.name.startsWith('almanac') && size.br ? { ...t.headers, 'accept-encoding': 'br' } : t.headers ?? {};
+          const r = await load(s.base + t.path(i), headers, conns, SECONDS, s.child.pid!, luaFile);
           rows.push({ target: t.name, size: size.name, conns, r });
           console.error(`${t.name} ${size.name} c=${conns}: ${r.rps.toFixed(0)} req/s, ${r.cpuUs.toFixed(1)} µs CPU/req, p99 ${r.p99.toFixed(2)} ms, max ${r.max.toFixed(1)} ms${r.errors ? `, ${r.errors} errors` : ''}`);
         }
@@ -216,7 +230,7 @@ async function nodeTarget(args: string[]) {
 }
 
 const find = (target: string, size: string, conns: number) => rows.find((x) => x.target.startsWith(target) && x.size === size && x.conns === conns)?.r;
-console.log(`\n${SECONDS} s per run, node ${process.version}, ${cores} cores, load generator ${WRK ? 'wrk' : 'autocannon'}${PIN ? ', single-process servers on core 0 and the load generator on core 1 (taskset)' : ''}; identity encoding (br: pending)`);
+console.log(`\n${SECONDS} s per run, node ${process.version}, ${cores} cores, load generator ${WRK ? 'wrk' : 'autocannon'}${PIN ? ', single-process servers on core 0 and the load generator on core 1 (taskset)' : ''}; br rows: the same responses brotli-encoded`);
 console.log('| target | response | conns | req/s | p50 ms | p99 ms | p99.9 ms | max ms | server CPU µs/req | per-CPU vs nginx | per-CPU vs node:http |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const { target, size, conns, r } of rows) {
