@@ -6,8 +6,15 @@
  * reply only after the timeout fired, and the run ends with "Timeout calling
  * onTaskUpdate" although every test passed. This watch says which test did it, so the
  * work can be moved to a child process or made to yield. It logs; it asserts nothing.
+ *
+ * Vitest runs a file's tests one after another through promises that settle at once, so
+ * a run of synchronous tests never reaches the event loop's poll phase in between: the
+ * runner's messages wait until the whole run is over. A timer before each test gives
+ * the loop one turn there, so the longest block is one test's, not a file's.
  */
-import { expect } from 'vitest';
+import { beforeEach, expect } from 'vitest';
+
+beforeEach(() => new Promise<void>((resolve) => setTimeout(resolve, 0)));
 
 const TICK_MS = 1_000;
 const REPORT_MS = 10_000;
