@@ -37,7 +37,16 @@ export interface LatinAnalyses { analyser: string; words: Map<string, LatinAnswe
 
 /** Bumped when the reader's parsing changes, so a cache of older answers is not reused. */
 const READER_VERSION = 2;
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+/**
+ * The project folder (the nearest one up with a package.json): this module runs from
+ * sources/ under tsx and from lib/sources/ compiled, and the cache must not live in lib/,
+ * which every compile replaces.
+ */
+const ROOT = (() => {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
+})();
 
 /** The form WORDS is asked about, or null for a word it cannot take (hyphens, digits). */
 export function latinForm(surface: string): string | null {
