@@ -70,3 +70,12 @@ console.log('|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
 console.log(`worst warm p99 ${worstWarm.p99.toFixed(2)} ms (${worstWarm.id}; target ≤ 10); slowest first use ${worstLoad.ms.toFixed(0)} ms (${worstLoad.id}; target ≤ 200)`);
 console.log(`RSS ${mib(rss0)} MiB at start, ${mib(rss)} MiB with every index touched (target < 400 MB)`);
+const stats = release.cacheStats();
+console.log(`shard cache: ${mib(stats.bytes)} of ${mib(stats.budget)} MiB counted, ${stats.entries.filter((e) => e.key.startsWith('s:')).length} search indexes held`);
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc) {
+  // With NODE_OPTIONS=--expose-gc: what is live after a full collection, and what RSS keeps.
+  gc();
+  const m = process.memoryUsage();
+  console.log(`after a full GC: heap used ${mib(m.heapUsed)} MiB, RSS ${mib(m.rss)} MiB`);
+}
