@@ -77,6 +77,8 @@ export const keyBucketPath = (ds: string, b: number) => `${ds}/keys/${b}.json`;
 export const filterPath = (ds: string, param: string) => `${ds}/filters/${param}.json`;
 /** Search index shard n (one per SEARCH_SHARD_SIZE records; most datasets have only shard 0). */
 export const searchPath = (ds: string, n = 0) => (n ? `${ds}/search.${n}.json` : `${ds}/search.json`);
+/** Part b of search shard n, when the shard's index is split by word (pipeline/search-parts.ts). */
+export const searchPartPath = (ds: string, n: number, b: number) => `${ds}/search/${n}.${b}.json`;
 /** Streamed datasets' word index: words starting with `prefix` → ordinals (term-index.ts). */
 export const termsPath = (ds: string, prefix: string) => `${ds}/terms/${prefix}.json`;
 /** Values of one field in list order (numbers; dates as epoch ms), for bound and geo filters. */
@@ -86,7 +88,7 @@ export const columnPath = (ds: string, field: string) => `${ds}/columns/${field}
 export function isDatasetFile(ds: string, rel: string): boolean {
   if (!rel.startsWith(`${ds}/`)) return false;
   const rest = rel.slice(ds.length + 1);
-  return /^search(\.\d+)?\.json$/.test(rest) || /^(packs|keys|filters|columns|terms)\/[^/]+$/.test(rest);
+  return /^search(\.\d+)?\.json$/.test(rest) || /^(packs|keys|filters|columns|terms|search)\/[^/]+$/.test(rest);
 }
 
 /**

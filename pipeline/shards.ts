@@ -12,10 +12,11 @@
 import { createHash } from 'node:crypto';
 import { KeySpill, memoryKeyMap } from './key-spill.ts';
 import { TermSpill, joinApostrophes } from './term-index.ts';
+import { partCount, splitIndex } from './search-parts.ts';
 import MiniSearch from 'minisearch';
 import type { DatasetSource, RawInputs } from '../sources/contract.ts';
 import {
-  PACK_SIZE, SEARCH_SHARD_SIZE, bucketCount, bucketOf, columnPath, filterPath, keyBucketPath, packPath, searchPath, termsPath,
+  PACK_SIZE, SEARCH_SHARD_SIZE, bucketCount, bucketOf, columnPath, filterPath, keyBucketPath, packPath, searchPartPath, searchPath, termsPath,
 } from './paths.ts';
 
 export interface OutFile {
@@ -46,6 +47,8 @@ export interface DatasetInfo {
   geo?: { lat: string; lon: string };
   expires_field?: string;
   search_shards?: number;
+  /** Parts per search shard when an index is split by word (pipeline/search-parts.ts); absent: one file each. */
+  search_parts?: number[];
   /** 'terms': a word index by prefix (term-index.ts) instead of minisearch; streamed datasets. */
   search_kind?: 'terms';
   search_fields: string[];
@@ -137,6 +140,8 @@ export class DatasetGenerator<R extends { id: string }> {
   private readonly columnTypes = new Map<string, 'number' | 'date'>();
   private shard: MiniSearch | null = null;
   private shards = 0;
+  /** Parts per search shard (1: one file). */
+  private readonly searchParts: number[] = [];
 
   constructor(
     private source: DatasetSource<R>, private upstream: Upstream, private emit: (f: OutFile) => void,
@@ -173,7 +178,13 @@ export class DatasetGenerator<R extends { id: string }> {
 
   private flushShard() {
     if (!this.shard) return;
-    this.out(searchPath(this.source.id, this.shards++), json(this.shard));
+    const js = this.shard.toJSON();
+    const whole = JSON.stringify(js);
+    const parts = partCount(whole.length);
+    const n = this.shards++;
+    if (parts === 1) this.out(searchPath(this.source.id, n), Buffer.from(whole));
+    else splitIndex(js, parts).forEach((text, b) => this.out(searchPartPath(this.source.id, n, b), Buffer.from(text)));
+    this.searchParts.push(parts);
     this.shard = null;
   }
 
@@ -293,6 +304,7 @@ export class DatasetGenerator<R extends { id: string }> {
       ...(s.expires ? { expires_field: s.expires.field } : {}),
       search_fields: s.search.fields,
       ...(this.shards > 1 ? { search_shards: this.shards } : {}),
+      ...(this.searchParts.some((p) => p > 1) ? { search_parts: this.searchParts } : {}),
       ...(prefixes !== undefined ? { search_kind: 'terms' as const } : {}),
       ...(s.search.boost ? { search_boost: s.search.boost } : {}),
       ...(s.search.rank ? { search_rank: s.search.rank } : {}),

@@ -7,6 +7,8 @@
  * results against minisearch's own.
  */
 import type MiniSearch from 'minisearch';
+import type { SearchOptions } from 'minisearch';
+import { typoKeepsPrefix } from '../pipeline/search-parts.ts';
 import { BOUNDED_MATCH, MAX_POSTINGS } from './search-bounds.ts';
 
 export type TermData = Map<number, Map<number, number>>;
@@ -46,20 +48,35 @@ export function indexEntries(ms: MiniSearch, w: string, expand: boolean, limit =
 }
 
 /**
- * Per index, minisearch's internal id → the record's ordinal, as a typed array, and
- * whether ordinals rise with internal ids (they do when records were added in list
- * order). Built once per loaded index: a Map lookup per hit cost more than the match.
+ * Per index, minisearch's internal id → the record's ordinal, and whether ordinals rise
+ * with internal ids (they do when records were added in list order). Built once per
+ * loaded index: a Map lookup per hit cost more than the match. Where every ordinal is its
+ * id plus one constant (records added in list order, none skipped) that constant is all
+ * that is kept, so a part of a split index (pipeline/search-parts.ts) does not carry a
+ * table the size of its whole shard.
  */
-const ordinalTables = new WeakMap<MiniSearch, { ord: Float64Array; rising: boolean }>();
-function ordinalTable(ms: MiniSearch) {
+type Ordinals = { ord: Float64Array | null; base: number; rising: boolean; size: number };
+const ordinalTables = new WeakMap<MiniSearch, Ordinals>();
+function ordinalTable(ms: MiniSearch): Ordinals {
   let t = ordinalTables.get(ms);
   if (!t) {
     const ids = (ms as unknown as { _documentIds: Map<number, number>; _nextId: number });
-    const ord = new Float64Array(ids._nextId).fill(-1);
-    for (const [id, ordinal] of ids._documentIds) ord[id] = ordinal;
-    let rising = true;
-    for (let i = 1, last = -1; i < ord.length && rising; i++) if (ord[i] >= 0) (rising = ord[i] > last), (last = ord[i]);
-    t = { ord, rising };
+    let base: number | null = null;
+    for (const [id, ordinal] of ids._documentIds) {
+      if (base === null) base = ordinal - id;
+      else if (ordinal - id !== base) {
+        base = null;
+        break;
+      }
+    }
+    if (base !== null) t = { ord: null, base, rising: true, size: ids._nextId };
+    else {
+      const ord = new Float64Array(ids._nextId).fill(-1);
+      for (const [id, ordinal] of ids._documentIds) ord[id] = ordinal;
+      let rising = true;
+      for (let i = 1, last = -1; i < ord.length && rising; i++) if (ord[i] >= 0) (rising = ord[i] > last), (last = ord[i]);
+      t = { ord, base: 0, rising, size: ids._nextId };
+    }
     ordinalTables.set(ms, t);
   }
   return t;
@@ -73,19 +90,21 @@ function ordinalTable(ms: MiniSearch) {
  * not a Map: a common word touches tens of thousands of documents (issue 14: holidays
  * "day", 61k hits, went from 30–40 ms to a few ms).
  */
-export function* matchRanked(ms: MiniSearch, words: string[], narrow: Set<string>): Generator<void, Map<number, number[]>> {
-  const index = radix(ms);
-  const { ord, rising } = ordinalTable(ms);
+export function* matchRanked(msFor: (word: string) => MiniSearch, words: string[], narrow: Set<string>): Generator<void, Map<number, number[]>> {
   // Rarest word first (by its counted entries), then each later word only filters the
-  // candidates: a lookup per posting, never a full map of a common word.
-  const byCost = [...words].sort((a, b) => indexEntries(ms, a, !narrow.has(a)) - indexEntries(ms, b, !narrow.has(b)));
+  // candidates: a lookup per posting, never a full map of a common word. A split index
+  // gives each word its own part, all numbering documents alike; every document left at
+  // the end has the rarest word, so that word's part knows all their ordinals.
+  const byCost = [...words].sort((a, b) => indexEntries(msFor(a), a, !narrow.has(a)) - indexEntries(msFor(b), b, !narrow.has(b)));
+  if (!byCost.length) return new Map();
+  const { ord, base, rising, size } = ordinalTable(msFor(byCost[0]));
   let scores: Uint8Array | null = null;
   let steps = 0;
   for (const w of byCost) {
     yield;
-    const next: Uint8Array = new Uint8Array(ord.length);
+    const next: Uint8Array = new Uint8Array(size);
     let any = false;
-    for (const [d, mark] of matchingTerms(index, w, !narrow.has(w))) {
+    for (const [d, mark] of matchingTerms(radix(msFor(w)), w, !narrow.has(w))) {
       for (const byDoc of d.values()) {
         for (const id of byDoc.keys()) {
           // A pause point every 1024 postings; the driver decides whether to yield.
@@ -104,11 +123,53 @@ export function* matchRanked(ms: MiniSearch, words: string[], narrow: Set<string
   for (let id = 0; id < scores.length; id++) {
     const score = scores[id];
     if (score === 0) continue;
+    const o = ord ? ord[id] : id + base;
     const list = buckets.get(score);
-    if (list) list.push(ord[id]);
-    else buckets.set(score, [ord[id]]);
+    if (list) list.push(o);
+    else buckets.set(score, [o]);
     if ((id & 16383) === 16383) yield;
   }
   if (!rising) for (const list of buckets.values()) list.sort((a, b) => a - b);
   return buckets;
+}
+
+/**
+ * The typo rule of split indexes, applied to every loaded index so that split and whole
+ * ones answer alike: a typo match must start with the word's first TYPO_FREE_PREFIX
+ * letters (pipeline/search-parts.ts). Both minisearch's search and matchingTerms above
+ * find typo matches through the radix tree's fuzzyGet, so that is where it is applied.
+ */
+export function keepTypoPrefix(ms: MiniSearch): MiniSearch {
+  const index = radix(ms);
+  const fuzzyGet = index.fuzzyGet.bind(index);
+  index.fuzzyGet = (term, distance) => {
+    const found = fuzzyGet(term, distance);
+    for (const t of found.keys()) if (!typoKeepsPrefix(term, t)) found.delete(t);
+    return found;
+  };
+  return ms;
+}
+
+type RawResult = Map<number, { score: number; terms: string[] }>;
+type Internals = {
+  executeQuery(q: string, options: SearchOptions): RawResult;
+  combineResults(results: RawResult[], combineWith: string): RawResult;
+  _documentIds: Map<number, number>;
+};
+
+/**
+ * minisearch's search (AND of the words) over a split index: each word is looked up in
+ * its own part, then the per-word results are combined and finished exactly as
+ * MiniSearch#search does (sum of the words' scores × the number of query words matched,
+ * best first, ties in minisearch's order), so the answer equals the whole index's.
+ * `terms` are the query's words after the index's processTerm (stop words removed).
+ */
+export function searchSplit(msFor: (term: string) => MiniSearch, terms: string[], options: SearchOptions): { id: number; score: number }[] {
+  if (!terms.length) return [];
+  const raws = terms.map((t) => (msFor(t) as unknown as Internals).executeQuery(t, options));
+  const last = msFor(terms[terms.length - 1]) as unknown as Internals;
+  const combined = last.combineResults(raws, 'and');
+  const out: { id: number; score: number }[] = [];
+  for (const [shortId, r] of combined) out.push({ id: last._documentIds.get(shortId)!, score: r.score * (r.terms.length || 1) });
+  return out.sort((a, b) => b.score - a.score);
 }

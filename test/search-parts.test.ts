@@ -1,0 +1,102 @@
+/**
+ * Search indexes split by word (pipeline/search-parts.ts): a query answered from the parts
+ * of its words equals minisearch's answer from the whole index — ids, scores (to the last
+ * bit or two) and order —
+ * for exact, prefix and typo words, with and without a rank; and the build writes parts
+ * only for indexes over PART_BYTES.
+ */
+import MiniSearch, { type SearchOptions } from 'minisearch';
+import { describe, expect, inject, it } from 'vitest';
+import { PART_BYTES, partOf, splitIndex, typoKeepsPrefix } from '../pipeline/search-parts.ts';
+import { searchOptions, searchText, searchTokenize } from '../pipeline/shards.ts';
+import { keepTypoPrefix, searchSplit } from '../server/search-index.ts';
+import { Release } from '../server/release.ts';
+
+const dist = inject('sharedDist');
+
+/** An index built as the build builds it, from the first `n` records of a dataset of the shared release. */
+function wholeIndex(release: Release, ds: string, n: number, rank?: string) {
+  const info = release.datasets.get(ds)!;
+  const ms = new MiniSearch(searchOptions(info.search_fields, rank));
+  const docs: Record<string, unknown>[] = [];
+  for (let o = 0; o < Math.min(n, info.records); o++) {
+    const r = JSON.parse(release.record(ds, o).toString()) as Record<string, unknown>;
+    const doc: Record<string, unknown> = { __o: o };
+    // A rank from the record's own text length: any number per document exercises boostDocument.
+    if (rank) doc.__rank = String(r.id).length * 100;
+    for (const f of info.search_fields) doc[f] = searchText(r, f);
+    docs.push(doc);
+  }
+  ms.addAll(docs);
+  // As the server has it: loaded from the build's JSON (its radix tree, hence the order in
+  // which a word's prefix matches are summed, is the loaded one).
+  return { ms: MiniSearch.loadJSON(JSON.stringify(ms), searchOptions(info.search_fields, rank)), docs, info };
+}
+
+describe('split search indexes', () => {
+  it('answer every query exactly as the whole index does (KJV verses, 7 parts, with and without a rank)', () => {
+    const release = new Release(dist);
+    for (const rank of [undefined, '__rank']) {
+      const { ms, docs, info } = wholeIndex(release, 'bible/kjv', 6000, rank);
+      keepTypoPrefix(ms);
+      const parts = splitIndex(ms.toJSON(), 7).map((text) => keepTypoPrefix(MiniSearch.loadJSON(text, searchOptions(info.search_fields, rank))));
+      expect(new Set(parts.map((p) => p.termCount)).size).toBeGreaterThan(1);
+      const options: SearchOptions = {
+        prefix: (t) => t.length >= 3, fuzzy: (t) => (t.length >= 5 ? 1 : false), maxFuzzy: 1, combineWith: 'AND',
+        ...(rank ? { boostDocument: (_id, _t, stored) => 1 + Math.log10(1 + Number(stored?.__rank ?? 0)) } : {}),
+      };
+      let queries = 0;
+      let typos = 0;
+      for (let i = 0; i < docs.length; i += 37) {
+        const words = searchTokenize(String(docs[i][info.search_fields[0]])).map((w) => w.toLowerCase());
+        const pick = [words[i % words.length], words[(i * 7 + 3) % words.length]].filter(Boolean);
+        // Every other query misspells its first word after its second letter (a typo the split keeps).
+        const first = pick[0];
+        if (i % 2 === 0 && first.length >= 5) {
+          pick[0] = first.slice(0, 3) + (first[3] === 'x' ? 'y' : 'x') + first.slice(4);
+          typos++;
+        }
+        const q = [...new Set(pick)];
+        const expected = new Map(ms.search(q.join(' '), options).map((r) => [r.id as number, r.score]));
+        const got = searchSplit((t) => parts[partOf(t, parts.length)], q, options);
+        // The same documents with the same scores, best first. Scores may differ in the last
+        // bit: a part's radix tree can list a word's prefix matches in another order, so
+        // their scores are summed in another order (ties within 1e-12 may swap places).
+        expect(got.length, q.join(' ')).toBe(expected.size);
+        for (const [i, r] of got.entries()) {
+          expect(Math.abs(r.score - expected.get(r.id)!), `${q.join(' ')} #${r.id}`).toBeLessThanOrEqual(1e-12 * r.score);
+          if (i) expect(got[i - 1].score).toBeGreaterThanOrEqual(r.score);
+        }
+        queries++;
+      }
+      expect(queries).toBeGreaterThan(150);
+      expect(typos).toBeGreaterThan(20);
+    }
+  });
+
+  it('keeps a typo match only when it starts like the word, on whole indexes too', () => {
+    expect(typoKeepsPrefix('shepherd', 'shepherds')).toBe(true);
+    expect(typoKeepsPrefix('shepherd', 'chepherd')).toBe(false);
+    const release = new Release(dist);
+    const { ms } = wholeIndex(release, 'bible/kjv', 3000);
+    expect(ms.search('hte', { fuzzy: 1 }).length).toBeGreaterThan(0); // minisearch alone: "the"
+    keepTypoPrefix(ms);
+    expect(ms.search('hte', { fuzzy: 1 })).toEqual([]);
+    expect(ms.search('beginnin', { fuzzy: 1 }).length).toBeGreaterThan(0);
+  });
+
+  it('the build splits the indexes over PART_BYTES and only those', () => {
+    const release = new Release(dist);
+    for (const info of release.datasets.values()) {
+      if (!info.search_fields?.length || info.search_kind === 'terms') continue;
+      const parts = info.search_parts?.[0] ?? 1;
+      if (parts === 1) expect(release.entry(`${info.id}/search.json`)!.size, info.id).toBeLessThanOrEqual(PART_BYTES);
+      else {
+        const sizes = Array.from({ length: parts }, (_, b) => release.entry(`${info.id}/search/0.${b}.json`)?.size);
+        expect(sizes.every((s) => typeof s === 'number'), info.id).toBe(true);
+        expect(release.entry(`${info.id}/search.json`), info.id).toBeUndefined();
+      }
+    }
+    expect(release.datasets.get('bible/kjv')!.search_parts![0]).toBeGreaterThan(10);
+  });
+});
