@@ -104,7 +104,7 @@ describe('fault 1: every search has a cost bound independent of how the query is
     const release = srv.app.release();
     // The KJV index is split by word (pipeline/search-parts.ts): each word from its part.
     type Internal = { miniSearch(i: unknown, f: unknown): Parameters<typeof indexEntries>[0]; indexFile(i: unknown, n: number, w: string): unknown };
-    const r = release as unknown as Internal;
+    const r = (release as unknown as { searching: Internal }).searching;
     const info = release.datasets.get('bible/kjv')!;
     expect(info.search_parts?.[0]).toBeGreaterThan(1);
     const msFor = (w: string) => r.miniSearch(info, r.indexFile(info, 0, w));
