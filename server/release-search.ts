@@ -14,7 +14,7 @@ import type { FileEntry } from '../pipeline/writer.ts';
 import {
   runSync, runYielding, BOUNDED_MATCH, MAX_CANDIDATES, MAX_POSTINGS, MAX_RANKED_POSTINGS, MAX_TERM_POSTINGS, PREFIX_MIN_LETTERS, boundWords, deadline, fitBudget, type SearchResult,
 } from './search-bounds.ts';
-import { indexEntries, keepTypoPrefix, matchRanked, searchSplit } from './search-index.ts';
+import { indexEntries, keepTypoPrefix, loadIndexSliced, matchRanked, searchSplit } from './search-index.ts';
 
 /**
  * What a loaded minisearch index holds on the V8 heap. Measured with --expose-gc on 12
@@ -106,7 +106,7 @@ export class ReleaseSearch {
         // Read past the cache: the JSON text is only needed to build the index, and
         // cached it held as much again as the index file's size.
         const text = this.r.read(file.rel).toString('utf8');
-        const ms = keepTypoPrefix(await MiniSearch.loadJSONAsync(text, searchOptions(info.search_fields, info.search_rank, info.search_tuning?.stopWords)));
+        const ms = keepTypoPrefix(await loadIndexSliced(text, searchOptions(info.search_fields, info.search_rank, info.search_tuning?.stopWords)));
         const bytes = indexHeapBytes(ms, text.length);
         if (!onlyIfRoom || this.r.cache.bytes + bytes <= this.r.budget) this.r.cache.set(key, ms, bytes);
       })().finally(() => this.loading.delete(key));

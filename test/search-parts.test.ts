@@ -6,10 +6,12 @@
  * only for indexes over PART_BYTES.
  */
 import MiniSearch, { type SearchOptions } from 'minisearch';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { PART_BYTES, partOf, splitIndex, typoKeepsPrefix } from '../pipeline/search-parts.ts';
 import { searchOptions, searchText, searchTokenize } from '../pipeline/shards.ts';
-import { keepTypoPrefix, searchSplit } from '../server/search-index.ts';
+import { keepTypoPrefix, loadIndexSliced, searchSplit } from '../server/search-index.ts';
 import { Release } from '../server/release.ts';
 
 const dist = inject('sharedDist');
@@ -83,6 +85,20 @@ describe('split search indexes', () => {
     keepTypoPrefix(ms);
     expect(ms.search('hte', { fuzzy: 1 })).toEqual([]);
     expect(ms.search('beginnin', { fuzzy: 1 }).length).toBeGreaterThan(0);
+  });
+
+  it('loads a part in time slices into the same index that loadJSON builds', async () => {
+    const release = new Release(dist);
+    const info = release.datasets.get('bible/kjv')!;
+    const b = partOf('the', info.search_parts![0]);
+    const text = readFileSync(path.join(release.dir, `bible/kjv/search/0.${b}.json`), 'utf8');
+    const options = searchOptions(info.search_fields, info.search_rank);
+    // A 0 ms slice yields as often as it can: the result must not depend on it.
+    const sliced = await loadIndexSliced(text, options, 0);
+    const whole = MiniSearch.loadJSON(text, options);
+    expect(sliced.termCount).toBeGreaterThan(100);
+    expect(JSON.stringify(sliced)).toBe(JSON.stringify(whole));
+    expect(sliced.search('the', { prefix: true })).toEqual(whole.search('the', { prefix: true }));
   });
 
   it('the build splits the indexes over PART_BYTES and only those', () => {
