@@ -5,14 +5,14 @@
  * whose first two characters hash to b, with their postings, and the documents those
  * postings name (id, field lengths, stored fields). Every part keeps the whole shard's
  * document count, average field lengths and id numbering, so a word's scores from its part
- * are exactly the whole index's (BM25 reads only those and the word's own postings), and
- * a query loads the parts of its words only (bench/search-split.ts: 300 of 300 queries
- * per dataset gave identical ids, scores and order; a part loads in 5–20 ms, the
- * largest in under 200 ms).
+ * are the whole index's (BM25 reads only those and the word's own postings; tested in
+ * test/search-parts.test.ts), and a query loads the parts of its words only (a part loads
+ * in 5–20 ms, the largest in about 100 ms: README "Search targets").
  *
  * What a split changes is typos: a word's typo matches are searched in its own part only,
- * so the rule everywhere (split or not, server/release.ts) is that a typo is never in the
- * first TYPO_FREE_PREFIX letters — Elasticsearch's `prefix_length` for fuzzy queries.
+ * so the rule everywhere (split or not, server/search-index.ts keepTypoPrefix) is that a
+ * typo is never in the first TYPO_FREE_PREFIX letters — Elasticsearch's `prefix_length`
+ * for fuzzy queries.
  */
 import type MiniSearch from 'minisearch';
 

@@ -17,10 +17,10 @@ import {
 import { indexEntries, keepTypoPrefix, loadIndexSliced, matchRanked, searchSplit } from './search-index.ts';
 
 /**
- * What a loaded minisearch index holds on the V8 heap. Measured with --expose-gc on 12
- * indexes of the full release (heap growth of loadJSON after GC; 15–139 MiB each, 4.6–11
+ * What a loaded minisearch index holds on the V8 heap. Measured with --expose-gc on 15
+ * whole indexes of the full release (heap growth of a load after GC; 4–139 MiB each, 4.6–11
  * times the JSON's size): ~570 bytes per term, ~70 per document and ~4 per byte of the
- * JSON fit every one within 5 %. The earlier 4 × JSON size counted places and aviation
+ * JSON fit every one within 5 % (rounded up here). The earlier 4 × JSON size counted places and aviation
  * at 40 % of what they hold, so the cache held far more than ALMANAC_CACHE_MB.
  */
 export const indexHeapBytes = (ms: MiniSearch, jsonLength: number) =>
@@ -134,7 +134,12 @@ export class ReleaseSearch {
     }
     const capped = boundWords(q);
     // Per shard, the index that holds a word: the shard's whole index, or the word's part.
-    const shards = Array.from({ length: info.search_shards ?? 1 }, (_, n) => (w: string) => this.miniSearch(info, this.indexFile(info, n, w)));
+    // Taken once per word and kept for the whole search, so an eviction by another request
+    // while this one yields cannot make it load a part again.
+    const shards = Array.from({ length: info.search_shards ?? 1 }, (_, n) => {
+      const held = new Map<string, MiniSearch>();
+      return (w: string) => held.get(w) ?? held.set(w, this.miniSearch(info, this.indexFile(info, n, w))).get(w)!;
+    });
     const fit = fitBudget(capped.words, (w, expand) => shards.reduce((n, msFor) => n + indexEntries(msFor(w), w, expand), 0), MAX_POSTINGS);
     yield;
     const ignored = [...capped.ignored, ...fit.ignored];
@@ -164,7 +169,7 @@ export class ReleaseSearch {
         partial = true;
         break;
       }
-      all.push(...this.searchShard(info, n, fit.keep, narrow));
+      all.push(...this.searchShard(info, n, shards[n], fit.keep, narrow));
     }
     const ordinals = shards.length === 1
       ? all.map((r) => r.id as number)
@@ -180,7 +185,7 @@ export class ReleaseSearch {
     });
   }
 
-  private searchShard(info: DatasetInfo, n: number, words: string[], narrow: Set<string>): { id: number; score: number }[] {
+  private searchShard(info: DatasetInfo, n: number, msFor: (w: string) => MiniSearch, words: string[], narrow: Set<string>): { id: number; score: number }[] {
     const tuning = info.search_tuning;
     const options: SearchOptions = {
       // A dataset's own tuning (aviation: prefixes from 3 letters, one typo) narrows the bounds further.
@@ -192,10 +197,10 @@ export class ReleaseSearch {
       ...(info.search_rank ? { boostDocument: (_id, _term, stored) => 1 + Math.log10(1 + Number(stored?.__rank ?? 0)) } : {}),
     };
     const file = this.indexFile(info, n);
-    if (!file.part) return this.miniSearch(info, file).search(words.join(' '), options) as { id: number; score: number }[];
+    if (!file.part) return msFor('').search(words.join(' '), options) as { id: number; score: number }[];
     // A split index: each word from its part (the index's processTerm first: stop words go).
     const opts = searchOptions(info.search_fields, info.search_rank, info.search_tuning?.stopWords) as { processTerm?: (t: string) => string | null };
     const terms = words.map((w) => (opts.processTerm ? opts.processTerm(w) : w.toLowerCase())).filter((t): t is string => !!t);
-    return searchSplit((t) => this.miniSearch(info, this.indexFile(info, n, t)), terms, options);
+    return searchSplit(msFor, terms, options);
   }
 }
