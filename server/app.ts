@@ -187,8 +187,8 @@ function assemble(opts: AppOptions, log: (m: string) => void, quota: QuotaView, 
       const free = match?.route.billed === false;
       if (keyed && opts.open) key = OPEN_KEY;
       else if (keyed) {
-        // One stat of keys.json (about 2 µs): a revoke applies to the very next request.
-        keys.reload();
+        // One stat of keys.json per event-loop turn: a revoke applies from the next turn.
+        keys.reloadPerTurn();
         const now = keys.now();
         key = authenticate(req, search, keys, surface.credentials!, now);
         // Usage is counted per project (under its first key's id), so a rotation keeps the month's count.

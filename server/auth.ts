@@ -10,7 +10,7 @@ import { ApiError } from './errors.ts';
 import { MONTHLY_WINDOW_SECONDS, PLANS, monthOf, secondsToMonthEnd } from './state/plans.ts';
 
 export { MONTHLY_WINDOW_SECONDS };
-import type { Caller } from './state/accounts.ts';
+import { callerOf, type Caller } from './state/accounts.ts';
 import type { KeyRecord, KeyStore } from './state/keys.ts';
 import { StateWriteError, type QuotaStore } from './state/quota.ts';
 
@@ -113,7 +113,7 @@ export function authenticate(req: IncomingMessage, search: URLSearchParams, keys
       key_id: rec.id, account: access.account?.id, project: access.project?.id,
     });
   }
-  return { ...rec, plan: access.plan, access, at: now };
+  return callerOf(rec, access, now);
 }
 
 

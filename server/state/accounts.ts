@@ -263,5 +263,15 @@ export function accessOf(doc: KeyDoc, key: KeyRecord, now: number): Access {
 /** An authenticated key: `plan` is the limits plan in force now, `access` what grants it. */
 export type Caller = KeyRecord & { access?: Extract<Access, { ok: true }>; /** When it was authenticated (ms). */ at?: number };
 
+/**
+ * The Caller of a request, field by field: `{ ...rec, … }` cost 2.2 µs per request (V8's
+ * slow path for a spread of a parsed record plus new fields), ~7 % of the whole request
+ * (issue 14); a literal of one fixed shape costs next to nothing.
+ */
+export const callerOf = (rec: KeyRecord, access: Extract<Access, { ok: true }>, at: number): Caller => ({
+  id: rec.id, hash: rec.hash, plan: access.plan, status: rec.status, label: rec.label, created: rec.created,
+  request: rec.request, account: rec.account, project: rec.project, revoke_at: rec.revoke_at, access, at,
+});
+
 /** Id a key's usage is counted under: its project's meter (its first key), so rotation keeps the count. */
 export const meterOf = (k: Caller) => k.access?.project.meter ?? k.id;
