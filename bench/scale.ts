@@ -17,7 +17,7 @@
  * BENCH_WORKERS (default 2) sets N.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
@@ -110,6 +110,7 @@ function started(child: ChildProcess, pattern: RegExp): Promise<number> {
   });
 }
 
+execFileSync(process.execPath, ['bin/compile.mjs', '--if-stale'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
 const work = tempDir('almanac-bench-scale-');
 chmodSync(work, 0o755); // nginx's workers run as another user when started by root
 const dist = path.join(work, 'dist');
@@ -122,11 +123,16 @@ writeFileSync(luaFile, LUA);
 const children: ChildProcess[] = [];
 const kill = (c: ChildProcess) => new Promise((r) => { if (c.exitCode !== null || c.signalCode !== null) return r(null); c.once('exit', r); c.kill('SIGTERM'); });
 
+/** Each almanac target gets its own copy of the state folder: they run at once, and a state folder has one server. */
+let stateCopies = 0;
 async function almanac(workers: number) {
-  const args = ['--import', 'tsx', 'server/main.ts', ...(workers > 1 ? ['--workers', String(workers)] : [])];
+  const own = path.join(work, `state-${stateCopies++}`);
+  cpSync(state, own, { recursive: true });
+  // The compiled server, as `npm run serve` runs it (no tsx loader in the measured process).
+  const args = ['lib/server/main.js', ...(workers > 1 ? ['--workers', String(workers)] : [])];
   // One process: pinned to core 0 like the other single-process servers. N workers use every core.
   const [cmd, a] = workers > 1 ? [process.execPath, args] : pinned('0', process.execPath, args);
-  const child = spawn(cmd, a, { cwd: PROJECT_ROOT, env: { ...process.env, ALMANAC_DIST: dist, ALMANAC_STATE_DIR: state, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd, a, { cwd: PROJECT_ROOT, env: { ...process.env, ALMANAC_DIST: dist, ALMANAC_STATE_DIR: own, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   const port = await started(child, /on http:\/\/[\d.]+:(\d+)/);
   return { child, base: `http://127.0.0.1:${port}` };
@@ -190,22 +196,23 @@ http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000; d
     { name: 'almanac 1 process', path: (i) => SIZES[i].path, headers: auth, start: () => almanac(1) },
     { name: `almanac ${WORKERS} workers`, path: (i) => SIZES[i].path, headers: auth, start: () => almanac(WORKERS) },
   );
-  for (const t of targets) {
-    if (ONLY && !ONLY.some((o) => t.name.startsWith(o))) continue;
-    const s = await t.start();
-    try {
-      for (const [i, size] of SIZES.entries()) {
-        for (const conns of CONNS) {
-          const headers = t.name.startsWith('almanac') && size.br ? { ...t.headers, 'accept-encoding': 'br' } : t.headers ?? {};
-          const r = await load(s.base + t.path(i), headers, conns, SECONDS, s.child.pid!, luaFile);
-          rows.push({ target: t.name, size: size.name, conns, r });
-          console.error(`${t.name} ${size.name} c=${conns}: ${r.rps.toFixed(0)} req/s, ${r.cpuUs.toFixed(1)} µs CPU/req, p99 ${r.p99.toFixed(2)} ms, max ${r.max.toFixed(1)} ms${r.errors ? `, ${r.errors} errors` : ''}`);
-        }
+  // Every target runs at once (idle but for its turn), and each response size and
+  // connection count is measured on all targets back to back: the ratios compare runs a
+  // few seconds apart, not minutes, which matters on a VM whose speed drifts (the same
+  // node:http floor measured 14.8 and 19.2 µs per request within one hour).
+  const running: { t: (typeof targets)[number]; s: { child: ChildProcess; base: string } }[] = [];
+  for (const t of targets) if (!ONLY || ONLY.some((o) => t.name.startsWith(o))) running.push({ t, s: await t.start() });
+  for (const [i, size] of SIZES.entries()) {
+    for (const conns of CONNS) {
+      for (const { t, s } of running) {
+        const headers = t.name.startsWith('almanac') && size.br ? { ...t.headers, 'accept-encoding': 'br' } : t.headers ?? {};
+        const r = await load(s.base + t.path(i), headers, conns, SECONDS, s.child.pid!, luaFile);
+        rows.push({ target: t.name, size: size.name, conns, r });
+        console.error(`${t.name} ${size.name} c=${conns}: ${r.rps.toFixed(0)} req/s, ${r.cpuUs.toFixed(1)} µs CPU/req, p99 ${r.p99.toFixed(2)} ms, max ${r.max.toFixed(1)} ms${r.errors ? `, ${r.errors} errors` : ''}`);
       }
-    } finally {
-      await kill(s.child);
     }
   }
+  for (const { s } of running) await kill(s.child);
 } finally {
   for (const c of children) await kill(c);
   cleanup(work);
@@ -233,6 +240,8 @@ const find = (target: string, size: string, conns: number) => rows.find((x) => x
 console.log(`\n${SECONDS} s per run, node ${process.version}, ${cores} cores, load generator ${WRK ? 'wrk' : 'autocannon'}${PIN ? ', single-process servers on core 0 and the load generator on core 1 (taskset)' : ''}; br rows: the same responses brotli-encoded`);
 console.log('| target | response | conns | req/s | p50 ms | p99 ms | p99.9 ms | max ms | server CPU µs/req | per-CPU vs nginx | per-CPU vs node:http |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+const order = (x: (typeof rows)[number]) => [...new Set(rows.map((y) => y.target))].indexOf(x.target);
+rows.sort((a, b) => order(a) - order(b)); // stable: within a target, sizes and connections in run order
 for (const { target, size, conns, r } of rows) {
   const ng = find('nginx', size, conns);
   const fl = find('node:http', size, conns);

@@ -245,9 +245,11 @@ function assemble(opts: AppOptions, log: (m: string) => void, quota: QuotaView, 
         }
       }
       const sel = select(req, body);
-      if (!sel.notModified) limitHeaders = await bill();
+      if (!sel.notModified && billKey) limitHeaders = await bill();
       const size = body instanceof Encoded ? body.bytes : 0;
-      await sendRepresentation(req, res, body, sel, [...headers, ...limitHeaders]);
+      for (let i = 0; i < limitHeaders.length; i++) headers.push(limitHeaders[i]);
+      const sent = sendRepresentation(req, res, body, sel, headers);
+      if (sent) await sent;
       // A compressed form was just made: account for its bytes in the cache budget.
       if (body instanceof Encoded && cacheable && body.bytes !== size) cacheResponse(cacheKey, body);
     } catch (thrown) {

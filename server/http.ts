@@ -76,15 +76,27 @@ export function select(req: IncomingMessage, b: Representable): { coding: Coding
  * 304 or 200 for a selected representation. `headers` are the policy, rate-limit and other
  * headers of the response; a 304 carries them too (RFC 9110 §15.4.5), without a body.
  */
-export async function sendRepresentation(req: IncomingMessage, res: ServerResponse, b: Representable, sel: ReturnType<typeof select>, headers: HeaderList) {
-  const base = [...CORS, ...JSON_TYPE];
-  if (sel.notModified) return write(req, res, 304, [...base, 'etag', sel.etag, ...headers]);
-  const got = await b.get(sel.coding);
+export function sendRepresentation(req: IncomingMessage, res: ServerResponse, b: Representable, sel: ReturnType<typeof select>, headers: HeaderList): void | Promise<void> {
+  if (sel.notModified) return write(req, res, 304, withBase(sel.etag, headers));
+  const got = b.get(sel.coding);
+  // A body already in hand is sent in this same call: no promise, no microtask (issue 14).
+  if (!(got instanceof Promise)) return send200(req, res, b, sel, headers, got);
+  return got.then((g) => send200(req, res, b, sel, headers, g));
+}
+
+function send200(req: IncomingMessage, res: ServerResponse, b: Representable, sel: ReturnType<typeof select>, headers: HeaderList, got: { body: Buffer | string; coding: Coding }) {
   // Compression that did not make the body smaller falls back to identity, under its own ETag.
-  const etag = got.coding === sel.coding ? sel.etag : etagFor(b.hash, got.coding);
-  const out = [...base, 'etag', etag, ...headers];
+  const out = withBase(got.coding === sel.coding ? sel.etag : etagFor(b.hash, got.coding), headers);
   if (got.coding) out.push('content-encoding', got.coding);
   write(req, res, 200, out, got.body);
+}
+
+/** CORS, content type and ETag, then `headers`: one array, filled in place. */
+function withBase(etag: string, headers: HeaderList): HeaderList {
+  const out = CORS.concat(JSON_TYPE);
+  out.push('etag', etag);
+  for (let i = 0; i < headers.length; i++) out.push(headers[i]);
+  return out;
 }
 
 /** Whether the client asked for RFC 9457 problem details over the JSON envelope. */

@@ -60,12 +60,28 @@ describe('Accept-Encoding negotiation (RFC 9110 §12.5.3)', () => {
     expect(negotiate(header, both)).toBe(want);
   });
 
+  it('answers a repeated header from its memo per set of offered codings, alike to the first parse', () => {
+    for (let round = 0; round < 2; round++) {
+      expect(negotiate('gzip, br', both)).toBe('br');
+      expect(negotiate('gzip, br', ['gzip'])).toBe('gzip');
+      expect(negotiate('gzip, br', ['br'])).toBe('br');
+      expect(negotiate('br;q=0.1, gzip;q=0.2', both)).toBe(''); // identity, unlisted, has q=1
+      expect(negotiate('br;q=0.1, gzip;q=0.2, identity;q=0', both)).toBe('gzip');
+    }
+    // Headers past the memo's bounds (long, or a thousand distinct ones) are parsed every time, alike.
+    const long = `${'x-custom;q=0.1, '.repeat(30)}gzip`;
+    expect(negotiate(long, both)).toBe('gzip');
+    for (let i = 0; i < 1000; i++) expect(negotiate(`br;q=0.${String(i).padStart(3, '0')}, gzip;q=0.5, identity;q=0`, both)).toBe(i >= 500 ? 'br' : 'gzip');
+  });
+
   it('compresses a composed body once per coding, shared by concurrent requests', async () => {
     const e = new Encoded(JSON.stringify({ data: Array.from({ length: 200 }, (_, i) => ({ i, text: 'In the beginning' })) }), 'h');
     const [a, b] = await Promise.all([e.get('br'), e.get('br')]);
     expect(a.coding).toBe('br');
     expect(a.body).toBe(b.body); // the same Buffer: one compression
-    expect((await e.get('br')).body).toBe(a.body);
+    const again = e.get('br');
+    expect(again).not.toBeInstanceOf(Promise); // once made, a coding is answered without a promise
+    expect((await again).body).toBe(a.body);
     expect(brotliDecompressSync(a.body as Buffer).toString()).toBe(e.body);
     expect(new Encoded('{"a":1}', 'h').offered).toEqual([]); // under 1 KB: identity only
   });
