@@ -4,11 +4,14 @@
  * less than wall time would), before and after:
  *   key check   SHA-256 + map lookup + constant-time compare, against the presented-key map;
  *   counting    one journal write(2) per request, against one per batch of 16 (a turn);
- *   limits      Limits.charge per request, against chargeMany per batch of 16.
+ *   limits      Limits.charge per request, against chargeMany per batch of 16;
+ *   keys.json   a stat per request, against one per event-loop turn (of 16 requests);
+ *   Caller      an object spread of the key record, against callerOf's fixed-shape literal.
  * BENCH_N sets the iterations (default 200,000).
  */
 import { rmSync } from 'node:fs';
 import { Limits } from '../server/auth.ts';
+import { callerOf } from '../server/state/accounts.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import { QuotaStore } from '../server/state/quota.ts';
 import { tempDir } from '../test/helpers.ts';
@@ -39,6 +42,22 @@ try {
   });
   const stat = cpuUs(() => {
     for (let i = 0; i < N; i++) keys.reload();
+  });
+  // Once per event-loop turn: the first request of each turn of BATCH stats, the others skip.
+  const statPerTurn = cpuUs(() => {
+    for (let i = 0; i < N; i++) {
+      if (i % BATCH === 0) (keys as any).checkedThisTurn = false; // the turn's setImmediate, in a loop that never yields
+      keys.reloadPerTurn();
+    }
+  });
+  // The Caller of a request: a spread of the parsed record plus three fields, against a literal of one shape.
+  const access = keys.access(record) as Extract<ReturnType<KeyStore['access']>, { ok: true }>;
+  let callers = 0;
+  const spread = cpuUs(() => {
+    for (let i = 0; i < N; i++) callers += ({ ...record, plan: access.plan, access, at: i }).at;
+  });
+  const literal = cpuUs(() => {
+    for (let i = 0; i < N; i++) callers += callerOf(record, access, i).at!;
   });
 
   const quota = new QuotaStore(dir, { compactBytes: 2 ** 40 });
@@ -96,7 +115,9 @@ try {
   row(`journal: write(2) per request → per ${BATCH}`, one, many);
   row(`limits + journal: charge → chargeMany(${BATCH})`, charge, chargeMany);
   row('repeated-credential check: headersDistinct → rawHeaders scan', distinct, scan);
-  console.log(`keys.json stat before each authentication (unchanged): ${stat.toFixed(2)} µs`);
+  row(`keys.json check: stat per request → per turn of ${BATCH}`, stat, statPerTurn);
+  row('Caller: { ...record, plan, access, at } → callerOf', spread, literal);
+  if (!callers) console.log('unexpected: no callers');
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
