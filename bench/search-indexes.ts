@@ -26,10 +26,10 @@ const words = (v: unknown): string[] =>
   typeof v === 'string' ? (v.toLowerCase().match(/\p{L}{3,}/gu) ?? []) : Array.isArray(v) ? v.flatMap(words) : [];
 
 /** Deterministic queries: walk the records with a prime stride, alternate one word and two. */
-function queries(id: string, records: number, fields: string[], n = N): string[] {
+function queries(id: string, records: number, fields: string[], n = N, from: Release = release): string[] {
   const out: string[] = [];
   for (let i = 0, o = 0; out.length < n && i < N * 20; i++, o = (o + 7919) % records) {
-    const rec = JSON.parse(release.record(id, o).toString()) as Record<string, unknown>;
+    const rec = JSON.parse(from.record(id, o).toString()) as Record<string, unknown>;
     const w = fields.flatMap((f) => words(rec[f]));
     if (!w.length) continue;
     const at = (i * 31) % w.length;
@@ -49,6 +49,7 @@ let worstLoad = { ms: 0, id: '' };
 // Each dataset's queries are drawn just before they are used (the first one alone for the
 // first-use pass): reading records fills the cache with packs, and a heap full of them
 // makes GC pauses show in the timings.
+if (!process.env.BENCH_IN_PROCESS_ONLY) await serverPart();
 const firstUse = new Map<string, number>();
 const rss0 = process.memoryUsage().rss;
 for (const d of searchable) {
@@ -100,70 +101,79 @@ if (gc) {
   console.log(`after a full GC: heap used ${mib(m.heapUsed)} MiB, RSS ${mib(m.rss)} MiB`);
 }
 
+
 /**
- * The server's own RSS (in this process it is blurred by the benchmark's own allocations):
- * the server as `npm run serve` runs it (compiled, default caches), on the same release,
- * every index touched by its first query over HTTP, then by all of its queries. RSS is
- * read at once and again after SETTLE_S seconds idle, when V8's memory reducer has had
- * its turn (it returns the pages that loading the index parts left behind).
+ * The server's own RSS and times (in this process they are blurred by the benchmark's own
+ * heap), run first, while this process is small: the server as `npm run serve` runs it
+ * (compiled, default caches), on the same release. RSS listening; with every index
+ * touched by its first query over HTTP, at once and after SETTLE_S seconds idle (V8's
+ * memory reducer has had its turn); then per dataset two passes of its queries, the second
+ * timed (with `offset=0` spelled out, so it misses the response cache the first filled
+ * and searches); RSS after all of them, at once and settled.
  */
-const SETTLE_S = Number(process.env.BENCH_SETTLE_S ?? 10);
-const state = tempDir('almanac-bench-search-state-');
-const key = new KeyStore(state).create('development', 'bench').secret;
-execFileSync(process.execPath, ['bin/compile.mjs', '--if-stale'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
-const child = spawn(process.execPath, ['lib/server/main.js'], {
-  cwd: PROJECT_ROOT, env: { ...process.env, NODE_OPTIONS: '', ALMANAC_DIST: distDir(), ALMANAC_STATE_DIR: state, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'],
-});
-const settle = () => new Promise((r) => setTimeout(r, SETTLE_S * 1000));
-try {
-  const base = await new Promise<string>((resolve) => child.stdout.on('data', (c) => {
-    const m = /on (http:\/\/[\d.]+:\d+)/.exec(String(c));
-    if (m) resolve(m[1]);
-  }));
-  const serverRss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) * 1024;
-  // `offset=0` (the default, spelled out) misses the response cache the first pass filled, so the timed pass searches.
-  const url = (ds: string, q: string, more: Record<string, string>) => (ds.startsWith('bible/')
-    ? `${base}/api/v1/search?${new URLSearchParams({ translation: ds.slice(6), q, limit: '20', ...more })}`
-    : `${base}/apis/${ds}/search?${new URLSearchParams({ q, limit: '20', ...more })}`);
-  const ask = async (ds: string, q: string, more: Record<string, string> = {}) => (await fetch(url(ds, q, more), { headers: { authorization: `Bearer ${key}` } })).arrayBuffer();
-  const idle = serverRss();
-  const firstHttp = new Map<string, number>();
-  for (const d of searchable) {
-    if (!querySets.get(d.id)!.length) continue;
-    const t = performance.now();
-    await ask(d.id, querySets.get(d.id)![0]);
-    firstHttp.set(d.id, performance.now() - t);
+async function serverPart() {
+  const SETTLE_S = Number(process.env.BENCH_SETTLE_S ?? 10);
+  // The same deterministic queries, drawn through a Release of their own that is dropped after.
+  const sets = new Map<string, string[]>();
+  {
+    const draw = new Release(distDir());
+    for (const d of searchable) sets.set(d.id, queries(d.id, d.records, d.search_fields!, N, draw));
   }
-  const touched = serverRss();
-  await settle();
-  const touchedSettled = serverRss();
-  for (const d of searchable) for (const q of querySets.get(d.id)!) await ask(d.id, q);
-  const all = serverRss();
-  await settle();
-  // Warm times as a client sees them (HTTP included), in the server process with its own
-  // heap: the second pass over each dataset's queries, one dataset after another.
-  const httpRows: string[] = [];
-  let worst = { p99: 0, id: '' };
-  for (const d of searchable) {
-    const times: number[] = [];
-    for (const q of querySets.get(d.id)!) {
+  const state = tempDir('almanac-bench-search-state-');
+  const key = new KeyStore(state).create('development', 'bench').secret;
+  execFileSync(process.execPath, ['bin/compile.mjs', '--if-stale'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
+  const child = spawn(process.execPath, ['lib/server/main.js'], {
+    cwd: PROJECT_ROOT, env: { ...process.env, NODE_OPTIONS: '', ALMANAC_DIST: distDir(), ALMANAC_STATE_DIR: state, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const settle = () => new Promise((r) => setTimeout(r, SETTLE_S * 1000));
+  try {
+    const base = await new Promise<string>((resolve) => child.stdout.on('data', (c) => {
+      const m = /on (http:\/\/[\d.]+:\d+)/.exec(String(c));
+      if (m) resolve(m[1]);
+    }));
+    const serverRss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) * 1024;
+    const url = (ds: string, q: string, more: Record<string, string>) => (ds.startsWith('bible/')
+      ? `${base}/api/v1/search?${new URLSearchParams({ translation: ds.slice(6), q, limit: '20', ...more })}`
+      : `${base}/apis/${ds}/search?${new URLSearchParams({ q, limit: '20', ...more })}`);
+    const ask = async (ds: string, q: string, more: Record<string, string> = {}) => (await fetch(url(ds, q, more), { headers: { authorization: `Bearer ${key}` } })).arrayBuffer();
+    const idle = serverRss();
+    const firstHttp = new Map<string, number>();
+    for (const d of searchable) {
+      if (!sets.get(d.id)!.length) continue;
       const t = performance.now();
-      await ask(d.id, q, { offset: '0' });
-      times.push(performance.now() - t);
+      await ask(d.id, sets.get(d.id)![0]);
+      firstHttp.set(d.id, performance.now() - t);
     }
-    if (!times.length) continue;
-    times.sort((a, b) => a - b);
-    const p99 = pct(times, 99);
-    if (p99 > worst.p99) worst = { p99, id: d.id };
-    httpRows.push(`| ${d.id} | ${firstHttp.get(d.id)!.toFixed(0)} | ${pct(times, 50).toFixed(2)} | ${p99.toFixed(2)} | ${times[times.length - 1].toFixed(1)} |`);
+    const touched = serverRss();
+    await settle();
+    const touchedSettled = serverRss();
+    const httpRows: string[] = [];
+    let worst = { p99: 0, id: '' };
+    for (const d of searchable) {
+      const qs = sets.get(d.id)!;
+      if (!qs.length) continue;
+      for (const q of qs) await ask(d.id, q);
+      const times: number[] = [];
+      for (const q of qs) {
+        const t = performance.now();
+        await ask(d.id, q, { offset: '0' });
+        times.push(performance.now() - t);
+      }
+      times.sort((a, b) => a - b);
+      const p99 = pct(times, 99);
+      if (p99 > worst.p99) worst = { p99, id: d.id };
+      httpRows.push(`| ${d.id} | ${firstHttp.get(d.id)!.toFixed(0)} | ${pct(times, 50).toFixed(2)} | ${p99.toFixed(2)} | ${times[times.length - 1].toFixed(1)} |`);
+    }
+    const all = serverRss();
+    await settle();
+    console.log('Server process over HTTP (keyed requests, limit=20, records included; warm = the second of two passes, missing the response cache):');
+    console.log('| dataset | first use ms | warm p50 ms | warm p99 ms | max ms |');
+    console.log('|---|---|---|---|---|');
+    for (const r of httpRows) console.log(r);
+    console.log(`server: worst warm p99 ${worst.p99.toFixed(2)} ms (${worst.id}; target ≤ 10)`);
+    console.log(`server process RSS (compiled server, default caches): ${mib(idle)} MiB listening; every index touched by one query: ${mib(touched)} MiB at once, ${mib(touchedSettled)} MiB after ${SETTLE_S} s idle (target < 400 MB = 381 MiB); after ${2 * N} queries on each: ${mib(all)} MiB at once, ${mib(serverRss())} MiB after ${SETTLE_S} s idle\n`);
+  } finally {
+    child.kill('SIGINT');
+    cleanup(state);
   }
-  console.log('\nServer process over HTTP (keyed requests, limit=20; the timed pass misses the response cache):');
-  console.log('| dataset | first use ms | warm p50 ms | warm p99 ms | max ms |');
-  console.log('|---|---|---|---|---|');
-  for (const r of httpRows) console.log(r);
-  console.log(`server: worst warm p99 ${worst.p99.toFixed(2)} ms (${worst.id}; target ≤ 10)`);
-  console.log(`server process RSS (compiled server, default caches): ${mib(idle)} MiB listening; every index touched by one query: ${mib(touched)} MiB at once, ${mib(touchedSettled)} MiB after ${SETTLE_S} s idle (target < 400 MB = 381 MiB); after ${N} queries on each: ${mib(all)} MiB at once, ${mib(serverRss())} MiB after ${SETTLE_S} s idle`);
-} finally {
-  child.kill('SIGINT');
-  cleanup(state);
 }
