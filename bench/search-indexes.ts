@@ -7,6 +7,8 @@
  * - RSS after every index was touched by one query, and after all the queries, with the
  *   shard cache at ALMANAC_CACHE_MB.
  * Targets: warm p99 ≤ 10 ms, first use ≤ 200 ms, RSS < 400 MB.
+ * BENCH_SERVER_ONLY=1 stops after the server part; BENCH_IN_PROCESS_ONLY=1 skips it;
+ * BENCH_SERVER_NODE_ARGS passes flags to the server's node (e.g. `--trace-gc`).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -50,6 +52,7 @@ let worstLoad = { ms: 0, id: '' };
 // first-use pass): reading records fills the cache with packs, and a heap full of them
 // makes GC pauses show in the timings.
 if (!process.env.BENCH_IN_PROCESS_ONLY) await serverPart();
+if (process.env.BENCH_SERVER_ONLY) process.exit(0);
 const firstUse = new Map<string, number>();
 const rss0 = process.memoryUsage().rss;
 for (const d of searchable) {
@@ -122,7 +125,7 @@ async function serverPart() {
   const state = tempDir('almanac-bench-search-state-');
   const key = new KeyStore(state).create('development', 'bench').secret;
   execFileSync(process.execPath, ['bin/compile.mjs', '--if-stale'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
-  const child = spawn(process.execPath, ['lib/server/main.js'], {
+  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'lib/server/main.js'], {
     cwd: PROJECT_ROOT, env: { ...process.env, NODE_OPTIONS: '', ALMANAC_DIST: distDir(), ALMANAC_STATE_DIR: state, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   const settle = () => new Promise((r) => setTimeout(r, SETTLE_S * 1000));
