@@ -1,6 +1,12 @@
-/** The byte-budgeted LRU behind the shard and response caches. */
+/** The byte-budgeted LRU behind the shard and response caches, and records read without it. */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { Lru, Release } from '../server/release.ts';
+import { build } from '../pipeline/build.ts';
+import elements from '../sources/elements.ts';
+import { Lru } from '../server/lru.ts';
+import { Release } from '../server/release.ts';
+import { cleanup, quiet, tempDir } from './helpers.ts';
 
 describe('Lru', () => {
   it('evicts the least recently used entries past its budget', () => {
@@ -60,5 +66,40 @@ describe('search indexes in the shard cache', () => {
     const first = await small.searchAsync(cold.id, 'a');
     expect(first).toEqual(probe.searchWithin(cold.id, 'a'));
     expect(small.cacheStats().bytes).toBeLessThanOrEqual(budget);
+  });
+});
+
+describe('records read alone', () => {
+  it('a record of an uncached pack does not load the pack into the cache, and is the line a list page gives', () => {
+    const r = new Release(inject('sharedDist'));
+    const ds = [...r.datasets.values()].find((d) => d.records > 2)!;
+    const alone = r.record(ds.id, 1);
+    expect(r.cacheStats().entries.some((e) => e.key.startsWith('p:'))).toBe(false);
+    const again = r.record(ds.id, 2); // read at its offset now
+    const page = r.slice(ds.id, 0, 3); // a list page reads the whole pack, cached
+    expect(r.cacheStats().entries.some((e) => e.key === `p:${ds.id}/0`)).toBe(true);
+    expect(alone.equals(page[1])).toBe(true);
+    expect(again.equals(page[2])).toBe(true);
+    expect(JSON.parse(alone.toString())).toBeTypeOf('object');
+  });
+
+  it('a pack changed on disk after its first check is checked again, and answers release_corrupt', async () => {
+    const dist = tempDir('almanac-record-alone-');
+    try {
+      await build({ env: { ALMANAC_DIST: dist, ALMANAC_CACHE: path.join(dist, '.cache') }, sources: [elements], log: quiet });
+      const r = new Release(dist);
+      const first = r.record('elements', 0);
+      expect(JSON.parse(first.toString()).id).toBeTruthy();
+      // The same size, other bytes: only the sha256 tells (the mtime changes with the write).
+      const file = path.join(dist, 'releases', r.id, 'elements/packs/0.ndjson');
+      const bytes = readFileSync(file);
+      bytes[2] = bytes[2] === 0x61 ? 0x62 : 0x61;
+      await new Promise((res) => setTimeout(res, 20)); // a distinct mtime on coarse clocks
+      writeFileSync(file, bytes);
+      expect(() => r.record('elements', 1)).toThrow(expect.objectContaining({ code: 'release_corrupt' }));
+      expect(r.corrupt.has('elements/packs/0.ndjson')).toBe(true);
+    } finally {
+      cleanup(dist);
+    }
   });
 });

@@ -13,7 +13,7 @@ import { vulgateToKjv } from '../../sources/scripture/study/versification.ts';
 import { ApiError } from '../errors.ts';
 import type { Ctx } from '../handlers.ts';
 import type { ParamSpec } from '../query.ts';
-import { Lru } from '../release.ts';
+import { Lru } from '../lru.ts';
 import { reviewsIn } from '../state/reviews.ts';
 import { v1Envelope } from './schemas.ts';
 import { layerTable, panelsJson, type StudyFilters } from './study-tokens.ts';
