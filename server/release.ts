@@ -10,7 +10,8 @@
  * read, single lines are read at their offsets (`record`).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { lineStartsOf, readRange, readWhole, scanLines } from './release-files.ts';
 import { ApiError } from './errors.ts';
 import { verifyReleaseFiles } from './release-check.ts';
 import path from 'node:path';
@@ -89,16 +90,7 @@ export class Release {
     if (!this.entry(rel)) throw new Error(`not in manifest: ${rel}`);
     if (this.corrupt.has(rel)) throw corruptError(rel);
     const disk = rel + (encoding === 'br' ? '.br' : encoding === 'gzip' ? '.gz' : '');
-    const fd = openSync(path.join(this.dir, disk), 'r');
-    let b: Buffer;
-    let sig: string;
-    try {
-      const st = fstatSync(fd);
-      sig = `${st.ino}:${st.size}:${st.mtimeMs}`;
-      b = readFileSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    const { bytes: b, sig } = readWhole(path.join(this.dir, disk));
     const e = this.entry(rel)!;
     // A file verified once is not hashed again on a re-read (after the cache evicted it)
     // while its inode, size and mtime are unchanged: a 1 MB pack took ~2 ms to hash, on
@@ -148,20 +140,13 @@ export class Release {
     });
   }
 
-  /** A pack's bytes, checked, and where its lines start (remembered for readLine). */
+  /** A pack's bytes, checked, and where its lines start (remembered for record). */
   private packBytes(ds: string, n: number): { buf: Buffer; starts: Uint32Array } {
     const rel = packPath(ds, n);
     const buf = this.readChecked(rel);
-    const starts: number[] = [];
-    let start = 0;
-    for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, start)) {
-      starts.push(start);
-      start = i + 1;
-    }
-    starts.push(start);
-    const out = Uint32Array.from(starts);
-    this.lineStarts.set(rel, out);
-    return { buf, starts: out };
+    const starts = lineStartsOf(buf);
+    this.lineStarts.set(rel, starts);
+    return { buf, starts };
   }
 
   /**
@@ -188,9 +173,26 @@ export class Release {
       const line = this.readLine(rel, known[i], known[i + 1] - 1);
       if (line) return line;
     }
-    const { buf, starts } = this.packBytes(ds, n);
+    const starts = this.scanPack(rel);
     if (i + 1 >= starts.length) throw new Error(`${rel} has no record ${i}`);
-    return Buffer.from(buf.subarray(starts[i], starts[i + 1] - 1)); // a copy: the pack's megabyte is not kept for one line
+    const line = this.readLine(rel, starts[i], starts[i + 1] - 1);
+    if (!line) throw corruptError(rel); // changed between the scan and the read
+    return line;
+  }
+
+  /** Checks a pack against its sha256 and finds its line starts, without holding its bytes. */
+  private scanPack(rel: string): Uint32Array {
+    if (this.corrupt.has(rel)) throw corruptError(rel);
+    const e = this.entry(rel)!;
+    const scan = scanLines(path.join(this.dir, rel));
+    if (scan.size !== e.size || scan.sha256 !== e.sha256) {
+      this.corrupt.add(rel);
+      this.onCorrupt(rel);
+      throw corruptError(rel);
+    }
+    this.verified.set(rel, scan.sig);
+    this.lineStarts.set(rel, scan.starts);
+    return scan.starts;
   }
 
   /**
@@ -200,15 +202,8 @@ export class Release {
    */
   private readLine(rel: string, from: number, to: number): Buffer | undefined {
     if (this.corrupt.has(rel)) throw corruptError(rel);
-    const fd = openSync(path.join(this.dir, rel), 'r');
-    try {
-      const st = fstatSync(fd);
-      if (this.verified.get(rel) !== `${st.ino}:${st.size}:${st.mtimeMs}`) return undefined;
-      const out = Buffer.allocUnsafe(to - from);
-      return readSync(fd, out, 0, out.length, from) === out.length ? out : undefined;
-    } finally {
-      closeSync(fd);
-    }
+    const sig = this.verified.get(rel);
+    return sig === undefined ? undefined : readRange(path.join(this.dir, rel), from, to, sig);
   }
 
   /** Records [offset, offset+limit) in list order: at most two packs for a page. */
