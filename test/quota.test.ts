@@ -34,24 +34,31 @@ describe('QuotaStore', () => {
     expect(again.lastUsed('key_a')).toBe(Math.floor(dec / 1000));
   });
 
-  it('compacts into a snapshot without losing counts, and ignores a torn last line', () => {
+  it('compacts into a snapshot without losing counts, and ignores a torn last line', async () => {
     const d = dir();
     const q = new QuotaStore(d, { compactBytes: 200 });
     q.open();
+    const journals = () => readdirSync(d).filter((f) => f.endsWith('.journal'));
+    const first = journals();
     for (let i = 0; i < 100; i++) q.count('key_c');
+    // A compaction starts with an fsync on the threadpool and runs when it returns.
+    expect(journals()).toEqual(first);
+    for (let t = 0; t < 200 && journals()[0] === first[0]; t++) await new Promise((r) => setTimeout(r, 10));
+    expect(journals()).not.toEqual(first);
+    for (let i = 0; i < 5; i++) q.count('key_c');
     q.close();
     expect(readdirSync(d).filter((f) => f.endsWith('.journal')).length).toBe(1);
     const journal = readdirSync(d).find((f) => f.endsWith('.journal'))!;
     expect(journal).not.toBe('usage.0.journal');
     appendFileSync(path.join(d, journal), `key_c ${monthOf(Date.now())} 17`); // no newline: the last write was torn mid-timestamp
-    expect(new QuotaStore(d).used('key_c')).toBe(100 + 1);
+    expect(new QuotaStore(d).used('key_c')).toBe(105 + 1);
     // Reopening terminates the fragment, so the next line is not glued to it.
     const reopened = new QuotaStore(d);
     reopened.open();
     reopened.count('key_c');
     reopened.close();
     appendFileSync(path.join(d, journal), `key_c 2026-1`); // a torn, unparseable fragment
-    expect(new QuotaStore(d).used('key_c')).toBe(102);
+    expect(new QuotaStore(d).used('key_c')).toBe(107);
   });
 });
 

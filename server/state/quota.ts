@@ -261,16 +261,26 @@ export class QuotaStore {
   }
 
   private maybeCompact(nowMs: number) {
-    if (this.written >= this.compactBytes && nowMs >= this.compactRetryAt) {
+    if (this.written < this.compactBytes || nowMs < this.compactRetryAt || this.preSyncing) return;
+    // The compaction fsyncs the journal it folds, on this thread. Most of that journal is
+    // fsync'd on the threadpool first, so the compaction's own fsync covers only what came
+    // in meanwhile: 5.5–7 ms on the event loop per compaction before, every ~4 MiB of
+    // journal (every ~2.5 s at 45,000 requests a second; issue 14).
+    this.preSyncing = true;
+    const fd = this.fd;
+    fsync(fd, () => {
+      this.preSyncing = false;
+      if (this.fd !== fd) return; // closed (or compacted) meanwhile
       try {
         this.compact();
       } catch (err) {
         // The count is already in the journal; folding can wait. Retry in a minute.
-        this.compactRetryAt = nowMs + 60_000;
+        this.compactRetryAt = Date.now() + 60_000;
         this.log(`compaction failed, the journal keeps growing and is retried in 60 s: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
       }
-    }
+    });
   }
+  private preSyncing = false;
 
   compact() {
     const old = this.snap.generation;
