@@ -182,8 +182,9 @@ export class Release {
 
   /** Checks a pack against its sha256 and finds its line starts, without holding its bytes. */
   private scanPack(rel: string): Uint32Array {
+    const e = this.entry(rel);
+    if (!e) throw new Error(`not in manifest: ${rel}`); // as readChecked: never a path the manifest does not list
     if (this.corrupt.has(rel)) throw corruptError(rel);
-    const e = this.entry(rel)!;
     const scan = scanLines(path.join(this.dir, rel));
     if (scan.size !== e.size || scan.sha256 !== e.sha256) {
       this.corrupt.add(rel);

@@ -57,7 +57,7 @@ export class KeyStore {
    * (SHA-256 was 3.6 µs of ~48 µs per request, issue 14). Only keys that verified are
    * kept, so unknown keys cannot evict real ones; bounded (the oldest goes first) and
    * emptied whenever keys.json is re-read, so a revoke or plan change found by the
-   * per-turn stat applies from the next event-loop turn as before.
+   * per-turn stat applies from the next event-loop turn.
    */
   private known = new Map<string, KeyRecord>();
   static readonly KNOWN_MAX = 10_000;
