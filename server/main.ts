@@ -16,6 +16,7 @@ import { redisLimits } from './state/redis-limits.ts';
 import { redisState } from './state/redis-state.ts';
 import { runPrimary, runWorker, workerCount } from './cluster.ts';
 import { Release } from './release.ts';
+import { applyHeapGrowth } from './heap.ts';
 
 /** An extracted bundle as a Release: its merged archive metadata is the manifest; datasets it lacks answer 503. */
 export function bundleRelease(dir: string): Release {
@@ -39,6 +40,7 @@ function options(env: NodeJS.ProcessEnv, args: string[]) {
 
 /** `npm run serve`: one process, or with `--workers N` a primary and N workers (server/cluster.ts). */
 export async function serveMain(env: NodeJS.ProcessEnv, args: string[]) {
+  applyHeapGrowth(env);
   const redisUrl = env.ALMANAC_REDIS_URL;
   if (cluster.isWorker) {
     const { opts, host, port } = options(env, args);
@@ -86,6 +88,8 @@ async function serveRedis(env: NodeJS.ProcessEnv, args: string[], url: string) {
 }
 
 export async function serve(env: NodeJS.ProcessEnv = process.env, args: string[] = []) {
+  // `npm start` comes here without serveMain; applying it twice sets the same flag.
+  applyHeapGrowth(env);
   const { values, opts, host, port } = options(env, args);
   // `npm start` with ALMANAC_REDIS_URL: keys, reviews and counts in Redis, as serveRedis.
   const app = env.ALMANAC_REDIS_URL ? createWorkerApp(opts, await redisShared(env.ALMANAC_REDIS_URL, opts.stateDir)) : createApp(opts);
