@@ -4,8 +4,9 @@
  * V8 picks that factor itself, up to 4× on a machine with memory to spare. The server's live
  * heap is mostly the shard cache (ALMANAC_CACHE_MB, search index parts counted at their heap
  * size), so after many searches over every dataset a ~250 MiB live heap carried ~900 MiB of
- * garbage: 1,124–1,195 MiB RSS (bench/search-indexes.ts). A fixed factor of 1.6 kept that
- * run at 618–680 MiB with warm search p99 as before (README "Scale-out", measured).
+ * garbage: 1,123–1,563 MiB RSS (bench/search-indexes.ts, seven runs). A fixed factor of 1.6
+ * kept the same bench at 618–693 MiB (six runs) with no measurable change to warm search
+ * p99 or to CPU per request (README "Scale-out").
  *
  * Unlike a heap cap (--max-old-space-size) this cannot end in an out-of-memory crash: V8
  * only collects sooner, and the heap may still grow as far as the live data needs.
