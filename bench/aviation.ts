@@ -9,13 +9,13 @@
  */
 import { spawn } from 'node:child_process';
 import { PROJECT_ROOT, distDir } from '../pipeline/paths.ts';
-import { viewGet } from '../server/handlers.ts';
-import { Release } from '../server/release.ts';
+import { viewGet } from '../server/api/handlers.ts';
+import { fsRelease } from '../server/release/fs-reader.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import { cleanup, tempDir } from '../test/helpers.ts';
 
 const N = Number(process.env.BENCH_QUERIES ?? 400);
-const release = new Release(distDir());
+const release = fsRelease(distDir());
 const info = release.datasets.get('aviation');
 if (!info) throw new Error('no aviation dataset in the release: build it from the mirror first');
 
@@ -24,7 +24,7 @@ if (!info) throw new Error('no aviation dataset in the release: build it from th
 const queries: string[] = [];
 const idents: string[] = [];
 for (let o = 0; queries.length < N; o = (o + 7919) % 85_000) {
-  const r = JSON.parse(release.record('aviation', o).toString());
+  const r = JSON.parse((await release.record('aviation', o)).toString());
   if (r.kind !== 'airport') continue;
   const words: string[] = r.name.toLowerCase().match(/[a-z]{4,}/g) ?? [];
   const pick = [words[0], words.slice(0, 2).join(' '), r.municipality?.toLowerCase(), r.iata_code][queries.length % 4];
@@ -35,12 +35,16 @@ for (let o = 0; queries.length < N; o = (o + 7919) % 85_000) {
 // Files read per /airports/{ident}: each lookup on a fresh, cache-less Release.
 let maxReads = 0;
 for (const ident of idents) {
-  const fresh = new Release(distDir(), 0);
-  let reads = 0;
-  const file = fresh.file.bind(fresh);
-  fresh.file = (rel, enc) => (reads++, file(rel, enc));
-  viewGet('aviation', { kind: 'airport' })({ release: fresh, params: { ident }, query: {}, path: '/', quota: undefined as never });
-  maxReads = Math.max(maxReads, reads);
+  const fresh = fsRelease(distDir(), 0);
+  // Every file the release asks its reader for (whole, scanned or a range of it).
+  const files = new Set<string>();
+  const reader = fresh.reader as unknown as Record<'read' | 'scan' | 'range', (p: string, ...rest: unknown[]) => Promise<unknown>>;
+  for (const m of ['read', 'scan', 'range'] as const) {
+    const own = reader[m].bind(reader);
+    reader[m] = (p, ...rest) => (files.add(p), own(p, ...rest));
+  }
+  await viewGet('aviation', { kind: 'airport' })({ release: fresh, params: { ident }, query: {}, path: '/', reviews: () => { throw new Error('no reviews'); } });
+  maxReads = Math.max(maxReads, files.size);
 }
 
 const state = tempDir('almanac-bench-aviation-');

@@ -6,7 +6,7 @@
  * (normalise, validate, shards and compressed variants); the run is repeated
  * BENCH_RUNS times (default 3) and the median time reported.
  */
-import { build } from '../pipeline/build.ts';
+import { build } from '../server/cli/build.ts';
 import { fetchAll } from '../pipeline/fetch.ts';
 import { SOURCES } from '../sources/index.ts';
 import { MIRROR_ROOT, cleanup, quiet, tempDir } from '../test/helpers.ts';

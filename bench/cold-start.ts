@@ -43,9 +43,9 @@ async function once(args: string[], extraEnv: Record<string, string>): Promise<{
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 // tsx caches its transforms on disk; the first start on a machine has no cache.
 const variants: [string, string[], Record<string, string>][] = [
-  ['tsx, first start (no cache)', ['--import', 'tsx', 'server/main.ts'], { TSX_DISABLE_CACHE: '1' }],
-  ['tsx (server/main.ts)', ['--import', 'tsx', 'server/main.ts'], {}],
-  ['node (lib/server/main.js)', ['lib/server/main.js'], {}],
+  ['tsx, first start (no cache)', ['--import', 'tsx', 'server/cli/serve.ts'], { TSX_DISABLE_CACHE: '1' }],
+  ['tsx (server/cli/serve.ts)', ['--import', 'tsx', 'server/cli/serve.ts'], {}],
+  ['node (lib/server/cli/serve.js)', ['lib/server/cli/serve.js'], {}],
 ];
 console.log(`release in ${dist}, ${RUNS} runs each`);
 for (const [name, args, extraEnv] of variants) {

@@ -11,8 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'node:http';
 import { brotliCompressSync, constants as zc, gzipSync } from 'node:zlib';
 import { distDir } from '../pipeline/paths.ts';
-import { createApp } from '../server/app.ts';
-import { Encoded, compress } from '../server/encoding.ts';
+import { createApp } from '../server/node/server.ts';
+import { Encoded, compress } from '../server/http/encoding.ts';
 import { cleanup, tempDir } from '../test/helpers.ts';
 
 const PATHS = process.env.BENCH_PATHS?.split(',') ?? [

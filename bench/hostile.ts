@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { PROJECT_ROOT, distDir } from '../pipeline/paths.ts';
-import { Release } from '../server/release.ts';
+import { fsRelease } from '../server/release/fs-reader.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import { SOURCES } from '../sources/index.ts';
 import { cleanup, tempDir } from '../test/helpers.ts';
@@ -51,7 +51,7 @@ async function main() {
     if (m) resolve(`http://127.0.0.1:${m[1]}`);
   }));
   const rssStart = rssMiB(child.pid!);
-  const built = new Release(distDir()).datasets;
+  const built = fsRelease(distDir()).datasets;
   const absent = SOURCES.map((x) => x.id).filter((id) => !built.has(id));
   let t0 = performance.now();
   const out = await sendAll(base, fc.sample(hostileRequests(key, other), { seed: SEED, numRuns: COUNT }), 16, absent);

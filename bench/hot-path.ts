@@ -10,7 +10,7 @@
  * BENCH_N sets the iterations (default 200,000).
  */
 import { rmSync } from 'node:fs';
-import { Limits } from '../server/auth.ts';
+import { Limits } from '../server/state/limits.ts';
 import { callerOf } from '../server/state/accounts.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import { QuotaStore } from '../server/state/quota.ts';

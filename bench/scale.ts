@@ -23,7 +23,7 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { build } from '../pipeline/build.ts';
+import { build } from '../server/cli/build.ts';
 import { PROJECT_ROOT } from '../pipeline/paths.ts';
 import elements from '../sources/elements.ts';
 import { KeyStore } from '../server/state/keys.ts';
@@ -129,7 +129,7 @@ async function almanac(workers: number) {
   const own = path.join(work, `state-${stateCopies++}`);
   cpSync(state, own, { recursive: true });
   // The compiled server, as `npm run serve` runs it (no tsx loader in the measured process).
-  const args = ['lib/server/main.js', ...(workers > 1 ? ['--workers', String(workers)] : [])];
+  const args = ['lib/server/cli/serve.js', ...(workers > 1 ? ['--workers', String(workers)] : [])];
   // One process: pinned to core 0 like the other single-process servers. N workers use every core.
   const [cmd, a] = workers > 1 ? [process.execPath, args] : pinned('0', process.execPath, args);
   const child = spawn(cmd, a, { cwd: PROJECT_ROOT, env: { ...process.env, ALMANAC_DIST: dist, ALMANAC_STATE_DIR: own, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });

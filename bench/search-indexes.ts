@@ -16,10 +16,11 @@ import { readFileSync } from 'node:fs';
 import { PROJECT_ROOT, distDir } from '../pipeline/paths.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import { cleanup, tempDir } from '../test/helpers.ts';
-import { Release } from '../server/release.ts';
+import { fsRelease } from '../server/release/fs-reader.ts';
+import type { Release } from '../server/release/release.ts';
 
 const N = Number(process.env.BENCH_QUERIES ?? 200);
-const release = new Release(distDir());
+const release = fsRelease(distDir());
 const only = process.argv.slice(2);
 const searchable = [...release.datasets.values()]
   .filter((d) => d.search_fields?.length && (!only.length || only.includes(d.id)))
@@ -29,10 +30,10 @@ const words = (v: unknown): string[] =>
   typeof v === 'string' ? (v.toLowerCase().match(/\p{L}{3,}/gu) ?? []) : Array.isArray(v) ? v.flatMap(words) : [];
 
 /** Deterministic queries: walk the records with a prime stride, alternate one word and two. */
-function queries(id: string, records: number, fields: string[], n = N, from: Release = release): string[] {
+async function queries(id: string, records: number, fields: string[], n = N, from: Release = release): Promise<string[]> {
   const out: string[] = [];
   for (let i = 0, o = 0; out.length < n && i < N * 20; i++, o = (o + 7919) % records) {
-    const rec = JSON.parse(from.record(id, o).toString()) as Record<string, unknown>;
+    const rec = JSON.parse((await from.record(id, o)).toString()) as Record<string, unknown>;
     const w = fields.flatMap((f) => words(rec[f]));
     if (!w.length) continue;
     const at = (i * 31) % w.length;
@@ -57,7 +58,7 @@ if (process.env.BENCH_SERVER_ONLY) process.exit(0);
 const firstUse = new Map<string, number>();
 const rss0 = process.memoryUsage().rss;
 for (const d of searchable) {
-  const qs = queries(d.id, d.records, d.search_fields!, 1);
+  const qs = await queries(d.id, d.records, d.search_fields!, 1);
   if (!qs.length) continue;
   const t0 = performance.now();
   await release.searchAsync(d.id, qs[0]).catch(() => undefined);
@@ -66,7 +67,7 @@ for (const d of searchable) {
 const rssTouched = process.memoryUsage().rss;
 const querySets = new Map<string, string[]>();
 for (const d of searchable) {
-  const qs = queries(d.id, d.records, d.search_fields!);
+  const qs = await queries(d.id, d.records, d.search_fields!);
   querySets.set(d.id, qs);
   if (!qs.length || !firstUse.has(d.id)) continue;
   const first = firstUse.get(d.id)!;
@@ -75,7 +76,7 @@ for (const d of searchable) {
     for (const q of qs) {
       const t = performance.now();
       try {
-        release.searchWithin(d.id, q);
+        await release.searchWithin(d.id, q);
       } catch {
         // A query over the cost bound answers 400: bounded too, and timed all the same.
       }
@@ -120,13 +121,13 @@ async function serverPart() {
   // The same deterministic queries, drawn through a Release of their own that is dropped after.
   const sets = new Map<string, string[]>();
   {
-    const draw = new Release(distDir());
-    for (const d of searchable) sets.set(d.id, queries(d.id, d.records, d.search_fields!, N, draw));
+    const draw = fsRelease(distDir());
+    for (const d of searchable) sets.set(d.id, await queries(d.id, d.records, d.search_fields!, N, draw));
   }
   const state = tempDir('almanac-bench-search-state-');
   const key = new KeyStore(state).create('development', 'bench').secret;
   execFileSync(process.execPath, ['bin/compile.mjs', '--if-stale'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
-  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'lib/server/main.js'], {
+  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'lib/server/cli/serve.js'], {
     cwd: PROJECT_ROOT, env: { ...process.env, NODE_OPTIONS: '', ALMANAC_DIST: distDir(), ALMANAC_STATE_DIR: state, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   const settle = () => new Promise((r) => setTimeout(r, SETTLE_S * 1000));

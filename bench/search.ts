@@ -7,13 +7,13 @@
  */
 import { spawn } from 'node:child_process';
 import { PROJECT_ROOT, distDir } from '../pipeline/paths.ts';
-import { Release } from '../server/release.ts';
+import { fsRelease } from '../server/release/fs-reader.ts';
 import type { TranslationSummary } from '../sources/scripture/dataset.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import { cleanup, tempDir } from '../test/helpers.ts';
 
 const N = Number(process.env.BENCH_QUERIES ?? 400);
-const release = new Release(distDir());
+const release = fsRelease(distDir());
 const bibles = [...release.datasets.values()].filter((d) => d.id.startsWith('bible/'));
 if (!bibles.length) throw new Error('no translation in dist/: build first');
 const largest = bibles.sort((a, b) => b.records - a.records)[0];
@@ -22,7 +22,7 @@ const slug = (largest.summary as TranslationSummary).slug;
 // Deterministic query list: every k-th verse's 3rd word, and every 2k-th verse's words 2–3.
 const words: string[] = [];
 for (let o = 0; words.length < N; o = (o + 997) % largest.records) {
-  const text: string = JSON.parse(release.record(largest.id, o).toString()).text;
+  const text: string = JSON.parse((await release.record(largest.id, o)).toString()).text;
   const w = text.toLowerCase().match(/[a-z]{4,}/g) ?? [];
   if (w.length > 3) words.push(words.length % 2 ? `${w[1]} ${w[2]}` : w[2]);
 }

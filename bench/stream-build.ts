@@ -14,7 +14,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { build } from '../pipeline/build.ts';
+import { build } from '../server/cli/build.ts';
 import { fetchAll } from '../pipeline/fetch.ts';
 import { PROJECT_ROOT } from '../pipeline/paths.ts';
 import nonprofits from '../sources/nonprofits.ts';
@@ -36,17 +36,17 @@ if (process.argv[2] === '--search') {
   // What serving costs at this size, in a process of its own (no heap cap): one search
   // over every shard, cold (shards parsed from disk) and warm (if they stay in
   // ALMANAC_CACHE_MB), and an id lookup.
-  const { Release } = await import('../server/release.ts');
-  const rel = new Release(process.argv[3]);
-  const ms = (fn: () => unknown) => {
+  const { fsRelease } = await import('../server/release/fs-reader.ts');
+  const rel = fsRelease(process.argv[3]);
+  const ms = async (fn: () => Promise<unknown>) => {
     const t = performance.now();
-    fn();
+    await fn();
     return performance.now() - t;
   };
   const ds = nonprofits.id;
-  const searchColdMs = ms(() => rel.search(ds, 'church'));
-  const searchWarmMs = ms(() => rel.search(ds, 'church'));
-  const lookupMs = ms(() => rel.lookup(ds, '000000001'));
+  const searchColdMs = await ms(() => rel.search(ds, 'church'));
+  const searchWarmMs = await ms(() => rel.search(ds, 'church'));
+  const lookupMs = await ms(() => rel.lookup(ds, '000000001'));
   const info = rel.datasets.get(ds)!;
   console.log(JSON.stringify({ index: info.search_kind === 'terms' ? 'word index' : `${info.search_shards ?? 1} minisearch shard(s)`, searchColdMs, searchWarmMs, lookupMs, searchRssMiB: process.resourceUsage().maxRSS / 1024 }));
   process.exit(0);

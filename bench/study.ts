@@ -17,7 +17,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { build } from '../pipeline/build.ts';
+import { build } from '../server/cli/build.ts';
 import { PROJECT_ROOT, distDir } from '../pipeline/paths.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import { translationDataset } from '../sources/scripture/dataset.ts';

@@ -7,7 +7,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sirv from 'sirv';
-import { createApp } from '../server/app.ts';
+import { createApp } from '../server/node/server.ts';
 
 const [mode, dir] = process.argv.slice(2);
 let server;

@@ -11,19 +11,16 @@
  * main thread (pipeline/build-worker.ts): the build uses both cores. The release is the
  * same either way (the manifest lists datasets in source order; tested).
  */
-import { isMain } from './cli.ts';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import path from 'node:path';
 import type { DatasetSource } from '../sources/contract.ts';
 import { ALL_SOURCES } from '../sources/index.ts';
-import { releaseOpenApi } from '../server/openapi.ts';
-import { docsFiles } from './docs.ts';
 import { InputUnavailable } from './inputs.ts';
 import { buildDataset } from './dataset-build.ts';
 import type { WorkerReply } from './build-worker.ts';
-import { LICENCES, MANIFEST, OPENAPI, OPENAPI_V1, aliasKey, distDir, isDatasetFile, releaseDir } from './paths.ts';
+import { LICENCES, MANIFEST, aliasKey, distDir, isDatasetFile, releaseDir } from './paths.ts';
 import type { DatasetInfo, OutFile } from './shards.ts';
 import { InvalidRecord } from './validate.ts';
 import { ReleaseWriter, pruneReleases, readCurrent, type Manifest } from './writer.ts';
@@ -51,6 +48,13 @@ export interface BuildOptions {
    * off). Only for the real sources (the worker loads them by id).
    */
   workers?: number;
+  /**
+   * Files written from the release as built so far (its folder and a preview manifest):
+   * the OpenAPI documents and the docs page, which only the server's route table can
+   * describe. `npm run build` is server/cli/build.ts, which passes them; a build without
+   * them makes a release that serves data but no /apis/openapi.json.
+   */
+  documents?: (preview: { dir: string; manifest: Manifest }) => Promise<OutFile[]>;
 }
 
 /** Workers for a command-line build: one where there is a second core. */
@@ -183,11 +187,8 @@ export async function build(opts: BuildOptions = {}) {
     }
 
     checkLinks(sources, built);
-    const { platform, scripture } = await releaseOpenApi(writer.preview({ pipeline_version: PIPELINE_VERSION, datasets, absent }));
-    add({ path: OPENAPI, content: Buffer.from(JSON.stringify(platform, null, 1) + '\n') });
-    add({ path: OPENAPI_V1, content: Buffer.from(JSON.stringify(scripture, null, 1) + '\n') });
-    for (const f of docsFiles({ platform, scripture })) {
-      await new Promise((resolve) => setImmediate(resolve)); // compressing the 1.7 MB bundle: let timers and I/O run
+    for (const f of (await opts.documents?.(writer.preview({ pipeline_version: PIPELINE_VERSION, datasets, absent }))) ?? []) {
+      await new Promise((resolve) => setImmediate(resolve)); // compressing the 1.7 MB docs bundle: let timers and I/O run
       add(f);
     }
     add({ path: LICENCES, content: Buffer.from(JSON.stringify(licences(sources, datasets), null, 1) + '\n') });
@@ -235,13 +236,6 @@ function licences(sources: DatasetSource<any>[], datasets: Record<string, Datase
 }
 
 const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
-
-if (isMain(import.meta.url)) {
-  build({ workers: defaultWorkers() }).catch((err) => {
-    console.error(`build failed, live release unchanged: ${err.message}`);
-    process.exit(1);
-  });
-}
 
 /** The build's worker thread (pipeline/build-worker.ts): `run(id)` builds one dataset there. */
 function startWorker(dir: string, env: NodeJS.ProcessEnv) {

@@ -150,7 +150,8 @@ function generate(data: Data): HolidayRecord[] {
 }
 
 const require = createRequire(import.meta.url);
-const PACKAGE_VERSION: string = require('date-holidays/package.json').version;
+// Read when first asked (the build), not at import: the edge bundles this module for its filters and never builds.
+const packageVersion = (): string => require('date-holidays/package.json').version;
 
 /**
  * Coverage: codes and counts from the records; names (English where the source has them)
@@ -174,7 +175,7 @@ function coverage(records: HolidayRecord[]) {
     return { code, name: countryNames[code] ?? code, holidays: c.holidays, subdivisions };
   });
   return {
-    source: 'date-holidays', version: PACKAGE_VERSION, data_licence: 'CC BY-SA 3.0',
+    source: 'date-holidays', version: packageVersion(), data_licence: 'CC BY-SA 3.0',
     years: { from: FIRST_YEAR, to: LAST_YEAR }, countries,
   };
 }
@@ -227,7 +228,9 @@ export default defineSource<HolidayRecord>({
     + 'Country-wide records have subdivision null; a subdivision\'s records are its complete list (national holidays included).',
   contractVersion: '0.2.0',
   provenance: [{
-    name: `date-holidays ${PACKAGE_VERSION}`,
+    get name() {
+      return `date-holidays ${packageVersion()}`;
+    },
     url: 'https://github.com/commenthol/date-holidays',
     // The LICENSE file and data say CC BY-SA 3.0 (package.json's "CC-BY-3.0" disagrees; we follow the stricter).
     licence: { spdx: 'CC-BY-SA-3.0', name: 'Creative Commons Attribution-ShareAlike 3.0', url: 'https://creativecommons.org/licenses/by-sa/3.0/' },

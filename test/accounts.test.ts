@@ -9,13 +9,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../pipeline/paths.ts';
-import { createApp, type App } from '../server/app.ts';
-import { runKeys } from '../server/keys-cli.ts';
+import { createApp, type App } from '../server/node/server.ts';
+import { runKeys } from '../server/cli/keys.ts';
 import { readAudit } from '../server/state/audit.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import { PLANS, nextMonthStart, planTableRows } from '../server/state/plans.ts';
 import * as T from '../server/state/transitions.ts';
-import { KEY_REPLY } from '../server/v1/schemas.ts';
+import { KEY_REPLY } from '../server/api/v1/schemas.ts';
 import { quiet, runTsx } from './helpers.ts';
 import { tempDirs } from './temp.ts';
 
@@ -283,8 +283,8 @@ describe('durability', () => {
     const acc = s.run((doc, tx) => T.createAccount(doc, tx, { name: 'shared' }));
     const prjs = Array.from({ length: 4 }, (_, i) => s.run((doc, tx) => T.createProject(doc, tx, { account: acc.id, name: `p${i}` })));
     const runs = await Promise.all([
-      ...prjs.map((p) => tsx(['server/keys-cli.ts', 'subscribe', p.id, '--plan', 'basic'], { ALMANAC_STATE_DIR: d })),
-      ...[1, 2, 3].map((i) => tsx(['server/keys-cli.ts', 'account', 'create', '--name', `c${i}`], { ALMANAC_STATE_DIR: d })),
+      ...prjs.map((p) => tsx(['server/cli/keys.ts', 'subscribe', p.id, '--plan', 'basic'], { ALMANAC_STATE_DIR: d })),
+      ...[1, 2, 3].map((i) => tsx(['server/cli/keys.ts', 'account', 'create', '--name', `c${i}`], { ALMANAC_STATE_DIR: d })),
     ]);
     expect(runs.map((r) => r.code), runs.map((r) => r.err).join('\n')).toEqual(Array(7).fill(0));
     const after = store(d);

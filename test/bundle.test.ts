@@ -14,9 +14,9 @@ import { writeBundle, type Downloads } from '../pipeline/bundle.ts';
 import { DOWNLOADS, PROJECT_ROOT, SHA256SUMS, bundleRoot } from '../pipeline/paths.ts';
 import { untar } from '../pipeline/tar.ts';
 import { AmbiguousId, open } from '../reader/index.ts';
-import { createApp } from '../server/app.ts';
-import { bundleRelease } from '../server/main.ts';
-import { parseRange } from '../server/downloads.ts';
+import { createApp } from '../server/node/server.ts';
+import { bundleRelease } from '../server/cli/serve.ts';
+import { parseRange } from '../server/api/downloads.ts';
 import { OpenApiChecker } from './openapi-check.ts';
 import { cleanup, quiet, startServer, tempDir, type Running } from './helpers.ts';
 
@@ -42,7 +42,7 @@ function extract(...files: string[]): string {
  * on a loaded machine, would block this worker long enough for vitest's RPC to time out.
  */
 async function buildAndBundle(env: Record<string, string>): Promise<Downloads & { dir: string }> {
-  const script = `import { build } from './pipeline/build.ts';
+  const script = `import { build } from './server/cli/build.ts';
 import { writeBundle } from './pipeline/bundle.ts';
 import { ALL_SOURCES } from './sources/index.ts';
 await build({ sources: ALL_SOURCES.filter((s) => ['elements', 'bible/kjv'].includes(s.id)), log: () => {} });
@@ -231,7 +231,7 @@ describe('serve --bundle <dir> --open', () => {
 
   it('runs from the command line: npm run serve -- --bundle <dir> --open', async () => {
     const dir = extract('all.tar.gz');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', '--bundle', dir, '--open'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/serve.ts', '--bundle', dir, '--open'], {
       cwd: PROJECT_ROOT, env: { ...process.env, PORT: '0', ALMANAC_STATE_DIR: tempDir('almanac-state-') }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {

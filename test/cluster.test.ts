@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../pipeline/build.ts';
+import { build } from '../server/cli/build.ts';
 import { PROJECT_ROOT } from '../pipeline/paths.ts';
 import elements from '../sources/elements.ts';
 import { KeyStore } from '../server/state/keys.ts';
@@ -28,7 +28,7 @@ afterAll(() => cleanup(dist, cache, ...dirs));
 interface Cluster { child: ChildProcess; base: string; pids: number[]; out: () => string }
 
 function serveCluster(state: string, workers = 2): Promise<Cluster> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', '--workers', String(workers)], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/serve.ts', '--workers', String(workers)], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, ALMANAC_DIST: dist, ALMANAC_STATE_DIR: state, PORT: '0', HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],

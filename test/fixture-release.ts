@@ -9,7 +9,7 @@
  */
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { build } from '../pipeline/build.ts';
+import { build } from '../server/cli/build.ts';
 import { sha256 } from '../pipeline/inputs.ts';
 import { cachedLocation } from '../pipeline/paths.ts';
 import type { DatasetSource, InputSpec } from '../sources/contract.ts';
@@ -61,7 +61,7 @@ export async function fixtureRelease(sources: DatasetSource<any>[], cache: strin
 export async function buildInChild(ids: string[] | 'all', env: Record<string, string | undefined>, opts: { workers?: number } = {}): Promise<ChildBuild> {
   const { spawn } = await import('node:child_process');
   const { PROJECT_ROOT } = await import('../pipeline/paths.ts');
-  const script = `import { build } from './pipeline/build.ts';
+  const script = `import { build } from './server/cli/build.ts';
 import { ALL_SOURCES } from './sources/index.ts';
 const ids = ${JSON.stringify(ids)};
 const sources = ids === 'all' ? ALL_SOURCES : ALL_SOURCES.filter((s) => ids.includes(s.id));

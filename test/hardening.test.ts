@@ -7,14 +7,15 @@ import { connect } from 'node:net';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { build } from '../pipeline/build.ts';
+import { build } from '../server/cli/build.ts';
 import { packPath, releaseDir } from '../pipeline/paths.ts';
 import { readCurrent } from '../pipeline/writer.ts';
-import { createApp } from '../server/app.ts';
-import { runKeys } from '../server/keys-cli.ts';
-import { Release } from '../server/release.ts';
-import { MAX_RANKED_POSTINGS, MAX_SEARCH_WORDS, fitBudget, runSync } from '../server/search-bounds.ts';
-import { indexEntries, matchRanked } from '../server/search-index.ts';
+import { createApp } from '../server/node/server.ts';
+import { runKeys } from '../server/cli/keys.ts';
+import type { Release } from '../server/release/release.ts';
+import { fsRelease } from '../server/release/fs-reader.ts';
+import { MAX_RANKED_POSTINGS, MAX_SEARCH_WORDS, fitBudget, runSync } from '../server/search/search-bounds.ts';
+import { indexEntries, matchRanked } from '../server/search/search-index.ts';
 import { termSearchBounded, type TermShard } from '../pipeline/term-index.ts';
 import elements from '../sources/elements.ts';
 import { quiet, startServer, type Running } from './helpers.ts';
@@ -100,18 +101,20 @@ describe('fault 1: every search has a cost bound independent of how the query is
     expect(() => fitBudget(['common'], cost, 50)).toThrow(/matches too many index entries/);
   });
 
-  it('matching from the postings finds exactly what minisearch finds, and counts at least as many entries', () => {
+  it('matching from the postings finds exactly what minisearch finds, and counts at least as many entries', async () => {
     const release = srv.app.release();
     // The KJV index is split by word (pipeline/search-parts.ts): each word from its part.
-    type Internal = { miniSearch(i: unknown, f: unknown): Parameters<typeof indexEntries>[0]; indexFile(i: unknown, n: number, w: string): unknown };
+    type Index = Parameters<typeof indexEntries>[0];
+    type Internal = { loadIndex(i: unknown, f: unknown): Promise<Index>; indexFile(i: unknown, n: number, w: string): unknown };
     const r = (release as unknown as { searching: Internal }).searching;
     const info = release.datasets.get('bible/kjv')!;
     expect(info.search_parts?.[0]).toBeGreaterThan(1);
-    const msFor = (w: string) => r.miniSearch(info, r.indexFile(info, 0, w));
     for (const q of ['jesus wept', 'shepherd sheep', 'begotten world', 'pharaoh egypt']) {
       const words = q.split(' ');
+      const parts = new Map(await Promise.all(words.map(async (w) => [w, await r.loadIndex(info, r.indexFile(info, 0, w))] as const)));
+      const msFor = (w: string) => parts.get(w)!;
       const fromPostings = [...runSync(matchRanked(msFor, words, new Set())).values()].flat().sort((a, b) => a - b);
-      const fromMinisearch = release.searchWithin('bible/kjv', q);
+      const fromMinisearch = await release.searchWithin('bible/kjv', q);
       expect(fromMinisearch.ranked, q).toBeUndefined();
       expect(fromPostings, q).toEqual([...fromMinisearch.ordinals].sort((a, b) => a - b));
       for (const w of words) expect(indexEntries(msFor(w), w, true)).toBeGreaterThanOrEqual(fromPostings.length);
@@ -136,7 +139,7 @@ describe('fault 8: releases are verified before they serve', () => {
   it('refuses a release with a manifest file missing, naming it', async () => {
     const { dist, rel } = await tinyRelease();
     rmSync(path.join(rel, packPath('elements', 0)));
-    expect(() => new Release(dist)).toThrow(/incomplete.*elements\/packs\/0\.ndjson \(missing\)/);
+    expect(() => fsRelease(dist)).toThrow(/incomplete.*elements\/packs\/0\.ndjson \(missing\)/);
     expect(() => createApp({ dist, stateDir: dir(), log: quiet })).toThrow(/incomplete/);
   });
 

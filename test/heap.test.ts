@@ -1,12 +1,12 @@
 /**
- * ALMANAC_HEAP_GROWING_PERCENT (server/heap.ts): the default, the operator's own node flag
+ * ALMANAC_HEAP_GROWING_PERCENT (server/node/heap.ts): the default, the operator's own node flag
  * winning, bad values refused, and the flag really bounding the heap of a process that sets
  * it at start-up, as the server does.
  */
 import { execFileSync } from 'node:child_process';
 import v8 from 'node:v8';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { applyHeapGrowth, DEFAULT_HEAP_GROWING_PERCENT } from '../server/heap.ts';
+import { applyHeapGrowth, DEFAULT_HEAP_GROWING_PERCENT } from '../server/node/heap.ts';
 
 afterEach(() => { vi.restoreAllMocks(); });
 
@@ -43,7 +43,7 @@ describe('the flag set at start-up bounds the heap', () => {
   // 1.2, V8 must collect before the old space passes ~1.2× what was live (plus the young
   // generation); left to itself, V8 let the same child reach ~245 MiB (node 20, measured).
   const child = (percent: string) => JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', '-e', `
-    import { applyHeapGrowth } from './server/heap.ts';
+    import { applyHeapGrowth } from './server/node/heap.ts';
     applyHeapGrowth({ ALMANAC_HEAP_GROWING_PERCENT: '${percent}' }, []);
     const live = [];
     for (let i = 0; i < 40; i++) live.push(new Array(400000).fill(0.5));

@@ -4,9 +4,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { build } from '../pipeline/build.ts';
+import { build } from '../server/cli/build.ts';
 import { PROJECT_ROOT } from '../pipeline/paths.ts';
-import { createApp, type App } from '../server/app.ts';
+import { createApp, type App } from '../server/node/server.ts';
 import type { PlanName } from '../server/state/plans.ts';
 import type { DatasetSource } from '../sources/contract.ts';
 

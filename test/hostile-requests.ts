@@ -6,7 +6,7 @@
  */
 import { Agent, request } from 'node:http';
 import fc from 'fast-check';
-import { ERROR_CATALOGUE } from '../server/errors.ts';
+import { ERROR_CATALOGUE } from '../server/http/errors.ts';
 
 export interface HostileRequest {
   method: string;

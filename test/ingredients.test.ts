@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { build } from '../pipeline/build.ts';
+import { build } from '../server/cli/build.ts';
 import { fetchAll } from '../pipeline/fetch.ts';
 import { mirrorLocation } from '../pipeline/paths.ts';
 import source, { inventoryDate, normaliseIngredients, type IngredientRecord } from '../sources/ingredients.ts';

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../pipeline/build.ts';
+import { build } from '../server/cli/build.ts';
 import { fetchAll } from '../pipeline/fetch.ts';
 import { fetchLive } from '../pipeline/fetch-live.ts';
 import { cachedLocation, fetchRecordPath, releaseDir, searchPath, termsPath } from '../pipeline/paths.ts';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bookKey, resolveBookName, suggestBooks } from '../sources/scripture/book-names.ts';
-import { parseReference } from '../server/v1/references.ts';
+import { parseReference } from '../server/api/v1/references.ts';
 import { OpenApiChecker } from './openapi-check.ts';
 import { cleanup, startServer, type Running } from './helpers.ts';
 

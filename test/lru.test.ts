@@ -2,10 +2,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { build } from '../pipeline/build.ts';
+import { build } from '../server/cli/build.ts';
 import elements from '../sources/elements.ts';
-import { Lru } from '../server/lru.ts';
-import { Release } from '../server/release.ts';
+import { Lru } from '../server/release/lru.ts';
+import type { Release } from '../server/release/release.ts';
+import { fsRelease } from '../server/release/fs-reader.ts';
 import { cleanup, quiet, tempDir } from './helpers.ts';
 
 describe('Lru', () => {
@@ -35,14 +36,14 @@ describe('Lru', () => {
 describe('search indexes in the shard cache', () => {
   const dist = inject('sharedDist');
   const searchable = () => {
-    const r = new Release(dist);
+    const r = fsRelease(dist);
     // Whole indexes: split ones (pipeline/search-parts.ts) load their parts on first use.
     return [...r.datasets.values()].filter((d) => d.search_fields?.length && d.search_kind !== 'terms' && (d.search_parts?.[0] ?? 1) === 1);
   };
 
   it('counts a loaded index at its heap estimate, never caches its JSON text, and warms only the whole indexes that fit', async () => {
     // Budget: room for the largest index and a little more, so warming must skip some.
-    const probe = new Release(dist, 2 ** 40);
+    const probe = fsRelease(dist, 2 ** 40);
     await probe.warmSearch();
     const sizes = searchable().map((d) => probe.cacheStats().entries.find((e) => e.key === `s:${d.id}:0`)!.size);
     expect(sizes.length).toBeGreaterThan(3);
@@ -55,7 +56,7 @@ describe('search indexes in the shard cache', () => {
       expect(held).toBeGreaterThanOrEqual(4.5 * json);
     }
     const budget = Math.max(...sizes) + Math.min(...sizes);
-    const small = new Release(dist, budget);
+    const small = fsRelease(dist, budget);
     await small.warmSearch();
     const stats = small.cacheStats();
     expect(stats.bytes).toBeLessThanOrEqual(budget);
@@ -64,19 +65,19 @@ describe('search indexes in the shard cache', () => {
     // A search of an index that was not warmed loads it and answers all the same.
     const cold = searchable().find((d) => !stats.entries.some((e) => e.key === `s:${d.id}:0`))!;
     const first = await small.searchAsync(cold.id, 'a');
-    expect(first).toEqual(probe.searchWithin(cold.id, 'a'));
+    expect(first).toEqual(await probe.searchWithin(cold.id, 'a'));
     expect(small.cacheStats().bytes).toBeLessThanOrEqual(budget);
   });
 });
 
 describe('records read alone', () => {
-  it('a record of an uncached pack does not load the pack into the cache, and is the line a list page gives', () => {
-    const r = new Release(inject('sharedDist'));
+  it('a record of an uncached pack does not load the pack into the cache, and is the line a list page gives', async () => {
+    const r = fsRelease(inject('sharedDist'));
     const ds = [...r.datasets.values()].find((d) => d.records > 2)!;
-    const alone = r.record(ds.id, 1);
+    const alone = await r.record(ds.id, 1);
     expect(r.cacheStats().entries.some((e) => e.key.startsWith('p:'))).toBe(false);
-    const again = r.record(ds.id, 2); // read at its offset now
-    const page = r.slice(ds.id, 0, 3); // a list page reads the whole pack, cached
+    const again = await r.record(ds.id, 2); // read at its offset now
+    const page = await r.slice(ds.id, 0, 3); // a list page reads the whole pack, cached
     expect(r.cacheStats().entries.some((e) => e.key === `p:${ds.id}/0`)).toBe(true);
     expect(alone.equals(page[1])).toBe(true);
     expect(again.equals(page[2])).toBe(true);
@@ -87,8 +88,8 @@ describe('records read alone', () => {
     const dist = tempDir('almanac-record-alone-');
     try {
       await build({ env: { ALMANAC_DIST: dist, ALMANAC_CACHE: path.join(dist, '.cache') }, sources: [elements], log: quiet });
-      const r = new Release(dist);
-      const first = r.record('elements', 0);
+      const r = fsRelease(dist);
+      const first = await r.record('elements', 0);
       expect(JSON.parse(first.toString()).id).toBeTruthy();
       // The same size, other bytes: only the sha256 tells (the mtime changes with the write).
       const file = path.join(dist, 'releases', r.id, 'elements/packs/0.ndjson');
@@ -96,7 +97,7 @@ describe('records read alone', () => {
       bytes[2] = bytes[2] === 0x61 ? 0x62 : 0x61;
       await new Promise((res) => setTimeout(res, 20)); // a distinct mtime on coarse clocks
       writeFileSync(file, bytes);
-      expect(() => r.record('elements', 1)).toThrow(expect.objectContaining({ code: 'release_corrupt' }));
+      await expect(r.record('elements', 1)).rejects.toThrow(expect.objectContaining({ code: 'release_corrupt' }));
       expect(r.corrupt.has('elements/packs/0.ndjson')).toBe(true);
     } finally {
       cleanup(dist);

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import openapiTS from 'openapi-typescript';
 import { PROJECT_ROOT } from '../pipeline/paths.ts';
-import { ROUTES } from '../server/routes.ts';
+import { ROUTES } from '../server/api/routes.ts';
 import { cleanup, startServer, type Running } from './helpers.ts';
 
 let srv: Running;

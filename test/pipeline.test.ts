@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { build } from '../pipeline/build.ts';
+import { build } from '../server/cli/build.ts';
 import { fetchAll } from '../pipeline/fetch.ts';
 import { MANIFEST, currentPointer, releaseDir } from '../pipeline/paths.ts';
 import { readCurrent } from '../pipeline/writer.ts';

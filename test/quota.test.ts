@@ -118,7 +118,7 @@ describe('limits over HTTP', () => {
   it('loses no count when the server is killed with SIGKILL', async () => {
     const state = dir();
     const { secret, record } = new KeyStore(state).create('premium', 'kill test');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/serve.ts'], {
       cwd: PROJECT_ROOT,
       env: { ...process.env, ALMANAC_DIST: dist, ALMANAC_STATE_DIR: state, PORT: '0', HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -9,11 +9,11 @@ import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createClient } from '@redis/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../pipeline/build.ts';
+import { build } from '../server/cli/build.ts';
 import { PROJECT_ROOT } from '../pipeline/paths.ts';
 import elements from '../sources/elements.ts';
 import { KeyStore } from '../server/state/keys.ts';
-import { keysViaRedis } from '../server/redis-cli.ts';
+import { keysViaRedis } from '../server/cli/redis.ts';
 import { RedisDoc } from '../server/state/redis-doc.ts';
 import { POLL_MS, redisState, reviewsDoc } from '../server/state/redis-state.ts';
 import { reviewsIn, withDecision } from '../server/state/reviews.ts';
@@ -91,7 +91,7 @@ afterAll(async () => {
 
 /** A server process on its own state folder (holding a copy of the shared keys.json), counting in Redis. */
 function serve(state: string, workers = 1): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', ...(workers > 1 ? ['--workers', String(workers)] : [])], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/serve.ts', ...(workers > 1 ? ['--workers', String(workers)] : [])], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, ALMANAC_DIST: dist, ALMANAC_STATE_DIR: state, ALMANAC_REDIS_URL: url, PORT: '0', HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -109,7 +109,7 @@ function serve(state: string, workers = 1): Promise<{ child: ChildProcess; base:
   });
 }
 
-/** The keys CLI against Redis, in this process (server/redis-cli.ts); its output lines. */
+/** The keys CLI against Redis, in this process (server/cli/redis.ts); its output lines. */
 async function keysCli(args: string[], state = dir('almanac-redis-cli-'), redisUrl = url) {
   const lines: string[] = [];
   const code = await keysViaRedis(args, { ALMANAC_STATE_DIR: state, ALMANAC_REDIS_URL: redisUrl }, (l) => lines.push(l));
@@ -118,7 +118,7 @@ async function keysCli(args: string[], state = dir('almanac-redis-cli-'), redisU
 
 /** The keys CLI as a process (`npm run keys` without npm), against Redis. */
 function keysProcess(args: string[], redisUrl = url): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/keys-cli.ts', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/keys.ts', ...args], {
     cwd: PROJECT_ROOT, env: { ...process.env, ALMANAC_STATE_DIR: dir('almanac-redis-cli-'), ALMANAC_REDIS_URL: redisUrl }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   kids.push(child);
@@ -333,7 +333,7 @@ suite(`ALMANAC_REDIS_URL${NEEDS}`, () => {
 
   it('keys in Redis: kill -9 of a writer mid-run loses no completed transition, and every rev is in the audit log', async () => {
     const state = dir('almanac-redis-cli-');
-    const script = `import { keysViaRedis } from './server/redis-cli.ts';
+    const script = `import { keysViaRedis } from './server/cli/redis.ts';
 for (let i = 0; ; i++) await keysViaRedis(['create', '--plan', 'basic', '--label', 'kill ' + i], process.env, (l) => { if (l.startsWith('created')) console.log(l.split(' ')[1]); });`;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       cwd: PROJECT_ROOT, env: { ...process.env, ALMANAC_STATE_DIR: state, ALMANAC_REDIS_URL: url }, stdio: ['ignore', 'pipe', 'pipe'],
@@ -392,7 +392,7 @@ for (let i = 0; ; i++) await keysViaRedis(['create', '--plan', 'basic', '--label
 
   it('Redis unreachable: the server refuses to start naming the URL without its password; the CLI fails with a message and a non-zero code', async () => {
     const dead = `redis://:sekret@127.0.0.1:${await freePort()}`;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/serve.ts'], {
       cwd: PROJECT_ROOT, env: { ...process.env, ALMANAC_DIST: dist, ALMANAC_STATE_DIR: dir('almanac-redis-state-'), ALMANAC_REDIS_URL: dead, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     kids.push(child);

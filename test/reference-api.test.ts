@@ -198,7 +198,7 @@ describe('holidays', () => {
 
 describe('every platform route answers', () => {
   it('lists, searches, gets and serves each view of every dataset in the release; the rest answer 503', async () => {
-    const { ROUTES } = await import('../server/routes.ts');
+    const { ROUTES } = await import('../server/api/routes.ts');
     const datasets = new Set(ROUTES.filter((r) => r.dataset).map((r) => r.dataset!));
     const release = srv.app.release();
     let calls = 0;

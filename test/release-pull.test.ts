@@ -6,7 +6,7 @@
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../pipeline/build.ts';
+import { build } from '../server/cli/build.ts';
 import { writeBundle } from '../pipeline/bundle.ts';
 import { MANIFEST, currentPointer, releaseDir } from '../pipeline/paths.ts';
 import { pullRelease, releaseIdOf } from '../pipeline/release-pull.ts';

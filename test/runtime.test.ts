@@ -41,7 +41,7 @@ describe('running without devDependencies', () => {
 
     // Every production entry point loads with production dependencies alone (start.ts runs
     // on import, so it is covered by its parts: fetch, build, serve).
-    for (const entry of ['pipeline/build.js', 'pipeline/fetch-cli.js', 'pipeline/bundle.js', 'server/review-cli.js']) {
+    for (const entry of ['server/cli/build.js', 'pipeline/fetch-cli.js', 'pipeline/bundle.js', 'server/cli/review.js']) {
       const r = await run(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(path.join(pkg, 'lib', entry))})`], { cwd: pkg });
       expect(r.code, `${entry}: ${r.out}`).toBe(0);
     }
@@ -50,11 +50,11 @@ describe('running without devDependencies', () => {
     const state = path.join(work, 'state');
     mkdirSync(state);
     const env = { ALMANAC_DIST: dist, ALMANAC_STATE_DIR: state, HOST: '127.0.0.1', PORT: '0' };
-    const keyRun = await run(process.execPath, ['lib/server/keys-cli.js', 'create', '--plan', 'basic', '--label', 'runtime test'], { cwd: pkg, env });
+    const keyRun = await run(process.execPath, ['lib/server/cli/keys.js', 'create', '--plan', 'basic', '--label', 'runtime test'], { cwd: pkg, env });
     expect(keyRun.code, keyRun.out).toBe(0);
     const key = keyRun.out.trim().split('\n').pop()!.trim();
 
-    const child = spawn(process.execPath, ['lib/server/main.js'], { cwd: pkg, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['lib/server/cli/serve.js'], { cwd: pkg, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       const base = await new Promise<string>((resolve, reject) => {
         let out = '';

@@ -11,18 +11,19 @@ import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { PART_BYTES, partOf, splitIndex, typoKeepsPrefix } from '../pipeline/search-parts.ts';
 import { searchOptions, searchText, searchTokenize } from '../pipeline/shards.ts';
-import { keepTypoPrefix, loadIndexSliced, searchSplit } from '../server/search-index.ts';
-import { Release } from '../server/release.ts';
+import { keepTypoPrefix, loadIndexSliced, searchSplit } from '../server/search/search-index.ts';
+import type { Release } from '../server/release/release.ts';
+import { fsRelease } from '../server/release/fs-reader.ts';
 
 const dist = inject('sharedDist');
 
 /** An index built as the build builds it, from the first `n` records of a dataset of the shared release. */
-function wholeIndex(release: Release, ds: string, n: number, rank?: string) {
+async function wholeIndex(release: Release, ds: string, n: number, rank?: string) {
   const info = release.datasets.get(ds)!;
   const ms = new MiniSearch(searchOptions(info.search_fields, rank));
   const docs: Record<string, unknown>[] = [];
   for (let o = 0; o < Math.min(n, info.records); o++) {
-    const r = JSON.parse(release.record(ds, o).toString()) as Record<string, unknown>;
+    const r = JSON.parse((await release.record(ds, o)).toString()) as Record<string, unknown>;
     const doc: Record<string, unknown> = { __o: o };
     // A rank from the record's own text length: any number per document exercises boostDocument.
     if (rank) doc.__rank = String(r.id).length * 100;
@@ -36,10 +37,10 @@ function wholeIndex(release: Release, ds: string, n: number, rank?: string) {
 }
 
 describe('split search indexes', () => {
-  it('answer every query exactly as the whole index does (KJV verses, 7 parts, with and without a rank)', () => {
-    const release = new Release(dist);
+  it('answer every query exactly as the whole index does (KJV verses, 7 parts, with and without a rank)', async () => {
+    const release = fsRelease(dist);
     for (const rank of [undefined, '__rank']) {
-      const { ms, docs, info } = wholeIndex(release, 'bible/kjv', 6000, rank);
+      const { ms, docs, info } = await wholeIndex(release, 'bible/kjv', 6000, rank);
       keepTypoPrefix(ms);
       const parts = splitIndex(ms.toJSON(), 7).map((text) => keepTypoPrefix(MiniSearch.loadJSON(text, searchOptions(info.search_fields, rank))));
       expect(new Set(parts.map((p) => p.termCount)).size).toBeGreaterThan(1);
@@ -76,11 +77,11 @@ describe('split search indexes', () => {
     }
   });
 
-  it('keeps a typo match only when it starts like the word, on whole indexes too', () => {
+  it('keeps a typo match only when it starts like the word, on whole indexes too', async () => {
     expect(typoKeepsPrefix('shepherd', 'shepherds')).toBe(true);
     expect(typoKeepsPrefix('shepherd', 'chepherd')).toBe(false);
-    const release = new Release(dist);
-    const { ms } = wholeIndex(release, 'bible/kjv', 3000);
+    const release = fsRelease(dist);
+    const { ms } = await wholeIndex(release, 'bible/kjv', 3000);
     expect(ms.search('hte', { fuzzy: 1 }).length).toBeGreaterThan(0); // minisearch alone: "the"
     keepTypoPrefix(ms);
     expect(ms.search('hte', { fuzzy: 1 })).toEqual([]);
@@ -88,10 +89,10 @@ describe('split search indexes', () => {
   });
 
   it('loads a part in time slices into the same index that loadJSON builds', async () => {
-    const release = new Release(dist);
+    const release = fsRelease(dist);
     const info = release.datasets.get('bible/kjv')!;
     const b = partOf('the', info.search_parts![0]);
-    const text = readFileSync(path.join(release.dir, `bible/kjv/search/0.${b}.json`), 'utf8');
+    const text = readFileSync(path.join(dist, release.base, `bible/kjv/search/0.${b}.json`), 'utf8');
     const options = searchOptions(info.search_fields, info.search_rank);
     // A 0 ms slice yields as often as it can: the result must not depend on it.
     const sliced = await loadIndexSliced(text, options, 0);
@@ -102,7 +103,7 @@ describe('split search indexes', () => {
   });
 
   it('the build splits the indexes over PART_BYTES and only those', () => {
-    const release = new Release(dist);
+    const release = fsRelease(dist);
     for (const info of release.datasets.values()) {
       if (!info.search_fields?.length || info.search_kind === 'terms') continue;
       const parts = info.search_parts?.[0] ?? 1;

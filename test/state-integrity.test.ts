@@ -8,8 +8,8 @@ import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFile
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../pipeline/paths.ts';
-import { createApp } from '../server/app.ts';
-import { runKeys } from '../server/keys-cli.ts';
+import { createApp } from '../server/node/server.ts';
+import { runKeys } from '../server/cli/keys.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import { tryLock } from '../server/state/lock.ts';
 import { monthOf } from '../server/state/plans.ts';
@@ -66,8 +66,8 @@ describe('fault 3: the keys CLI under concurrency', () => {
     const d = dir();
     const victim = new KeyStore(d, quiet).create('basic', 'victim').record.id;
     const runs = await Promise.all([
-      ...Array.from({ length: 10 }, () => tsx(['server/keys-cli.ts', 'create', '--plan', 'basic'], { ALMANAC_STATE_DIR: d })),
-      tsx(['server/keys-cli.ts', 'revoke', victim], { ALMANAC_STATE_DIR: d }),
+      ...Array.from({ length: 10 }, () => tsx(['server/cli/keys.ts', 'create', '--plan', 'basic'], { ALMANAC_STATE_DIR: d })),
+      tsx(['server/cli/keys.ts', 'revoke', victim], { ALMANAC_STATE_DIR: d }),
     ]);
     expect(runs.map((r) => r.code), runs.map((r) => r.err).join('\n')).toEqual(Array(11).fill(0));
     const store = new KeyStore(d, quiet);

@@ -11,10 +11,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { STUDY_DATASET, type StudyRecord, type StudySummary } from '../sources/scripture/study/dataset.ts';
 import type { StoredPanel } from '../sources/scripture/study/tokens.ts';
-import { Release } from '../server/release.ts';
-import { runReview } from '../server/review-cli.ts';
+import type { Release } from '../server/release/release.ts';
+import { fsRelease } from '../server/release/fs-reader.ts';
+import { runReview } from '../server/cli/review.ts';
 import { ReviewStore } from '../server/state/reviews.ts';
-import { layerTable, panelsJson, panelsOf, type StudyFilters } from '../server/v1/study-tokens.ts';
+import { layerTable, panelsJson, panelsOf, type StudyFilters } from '../server/api/v1/study-tokens.ts';
 import { cleanup, startServer, tempDir, type Running } from './helpers.ts';
 import { OpenApiChecker } from './openapi-check.ts';
 
@@ -151,11 +152,11 @@ describe('/source-texts and /source-coverage', () => {
   });
   it('coverage counts equal a recount of the study shards', async () => {
     const { body } = await call('/api/v1/source-coverage');
-    const rel = new Release(dist);
+    const rel = fsRelease(dist);
     const info = rel.datasets.get(STUDY_DATASET)!;
     const recount = new Map<string, { tokens: number; refs: Set<string> }>();
     for (let o = 0; o < info.records; o++) {
-      const r = JSON.parse(rel.record(STUDY_DATASET, o).toString()) as StudyRecord;
+      const r = JSON.parse((await rel.record(STUDY_DATASET, o)).toString()) as StudyRecord;
       for (const p of [...r.panels, ...Object.values(r.aligned ?? {}).map((s) => JSON.parse(s) as StoredPanel)]) {
         const c = recount.get(p.layer) ?? recount.set(p.layer, { tokens: 0, refs: new Set() }).get(p.layer)!;
         // A layer verse shared by two KJV verses (partial mappings) is stored twice but counted once.
@@ -177,8 +178,8 @@ describe('/source-texts and /source-coverage', () => {
 });
 
 describe('the study serializer', () => {
-  it('writes exactly the JSON of the token objects, under every filter and with reviews', () => {
-    const rel = new Release(dist);
+  it('writes exactly the JSON of the token objects, under every filter and with reviews', async () => {
+    const rel = fsRelease(dist);
     const layers = layerTable(rel.datasets.get(STUDY_DATASET)!.summary as StudySummary);
     const dir = tempDir('almanac-reviews-');
     const reviews = new ReviewStore(dir);
@@ -192,11 +193,11 @@ describe('the study serializer', () => {
       { verifiedOnly: false, includeGenerated: true, reviewStatus: 'unreviewed', role: 'original language' },
       { verifiedOnly: false, includeGenerated: true, role: 'latin tradition' },
     ];
-    const ords = [rel.lookup(STUDY_DATASET, 'gen.1.1')!, rel.lookup(STUDY_DATASET, 'dan.2.4')!, rel.lookup(STUDY_DATASET, 'ps.3.1')!];
+    const ords = [(await rel.lookup(STUDY_DATASET, 'gen.1.1'))!, (await rel.lookup(STUDY_DATASET, 'dan.2.4'))!, (await rel.lookup(STUDY_DATASET, 'ps.3.1'))!];
     for (let o = 0; o < rel.datasets.get(STUDY_DATASET)!.records; o += 97) ords.push(o);
     let tokens = 0;
     for (const o of ords) {
-      const rec = JSON.parse(rel.record(STUDY_DATASET, o).toString('utf8')) as StudyRecord;
+      const rec = JSON.parse((await rel.record(STUDY_DATASET, o)).toString('utf8')) as StudyRecord;
       for (const f of filters) {
         const objects = panelsOf(rec, 'kjv', rec.id, layers, f, reviews);
         const [json, count] = panelsJson(rec, 'kjv', rec.id, layers, f, reviews);
@@ -214,7 +215,7 @@ describe('reviews', () => {
   it('a verified token shows verified_by_service with its note and time at once; no other token does', async () => {
     const env = { ALMANAC_STATE_DIR: srv.stateDir, ALMANAC_DIST: dist };
     const out: string[] = [];
-    expect(runReview(['verify', 'oshb-hebrew:mal.3.19:3', '--note', 'checked against BHS', '--reviewer', 'tester'], env, (l) => out.push(l))).toBe(0);
+    expect(await runReview(['verify', 'oshb-hebrew:mal.3.19:3', '--note', 'checked against BHS', '--reviewer', 'tester'], env, (l) => out.push(l))).toBe(0);
     expect(out[0]).toMatch(/^verified oshb-hebrew:mal\.3\.19:3/);
     const ps = await panels('/api/v1/study/kjv/mal/4/1');
     const verified = ps.flatMap((p) => p.tokens).filter((t) => t.verified_by_service);
@@ -225,8 +226,8 @@ describe('reviews', () => {
     expect(only.flatMap((p) => p.tokens).map((t) => t.id)).toEqual(['oshb-hebrew:mal.3.19:3']);
     const cov = (await call('/api/v1/source-coverage')).body.data.layers.find((l: any) => l.id === 'oshb-hebrew');
     expect(cov.review_maturity.verified).toBe(1);
-    expect(() => runReview(['verify', 'oshb-hebrew:gen.99.1:1', '--note', 'x'], env, () => {})).toThrow(/no token/);
-    expect(() => runReview(['reject', 'oshb-hebrew:gen.1.1:1'], env, () => {})).toThrow(/needs a note/);
+    await expect(runReview(['verify', 'oshb-hebrew:gen.99.1:1', '--note', 'x'], env, () => {})).rejects.toThrow(/no token/);
+    await expect(runReview(['reject', 'oshb-hebrew:gen.1.1:1'], env, () => {})).rejects.toThrow(/needs a note/);
   });
   it('keeps every decision when two processes review at once, and survives a restart', async () => {
     const dir = tempDir('almanac-reviews-');

@@ -15,6 +15,7 @@ import { closeSync, existsSync, fsync, fsyncSync, mkdirSync, openSync, readdirSy
 import path from 'node:path';
 import { writeFileDurable } from './atomic.ts';
 import { monthOf } from './plans.ts';
+import { StateWriteError } from './limits.ts';
 
 interface Snapshot {
   generation: number;
@@ -37,8 +38,7 @@ export interface QuotaOptions {
 
 /** State the server cannot trust; the message names the file, what is wrong and the fix. */
 export class StateError extends Error {}
-/** A journal write failed: the request is not counted (answered 503 state_unavailable). */
-export class StateWriteError extends Error {}
+export { StateWriteError };
 
 /** Largest timestamp a journal may hold: 9999-12-31T23:59:59Z. */
 const MAX_TS = 253_402_300_799;

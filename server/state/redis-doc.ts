@@ -35,6 +35,9 @@ return n
 
 export class RedisConflict extends Error {}
 
+/** What one attempt of a change decides: the next document (none: nothing is written), its result and log lines. */
+type Step<T, R> = { next?: T; result: R; log?: string[] };
+
 export class RedisDoc<T> {
   constructor(private client: Client, readonly name: string, private empty: () => T, private maxRetries = 50) {}
 
@@ -90,15 +93,16 @@ export class RedisDoc<T> {
    * a read-only command) and log lines appended to `logKey` in the same compare-and-set.
    * `expect`, when given, is the version the document must be at (0: only if absent).
    */
-  change<R>(step: (doc: T, version: number) => { next?: T; result: R; log?: string[] }, expect?: number): Promise<{ result: R; doc: T; version: number; written: boolean }> {
+  change<R>(step: (doc: T, version: number) => Step<T, R> | Promise<Step<T, R>>, expect?: number): Promise<{ result: R; doc: T; version: number; written: boolean }> {
     return this.write(step, expect);
   }
 
-  private async write<R>(step: (doc: T, version: number) => { next?: T; result: R; log?: string[] }, expect?: number): Promise<{ result: R; doc: T; version: number; written: boolean }> {
+  private async write<R>(step: (doc: T, version: number) => Step<T, R> | Promise<Step<T, R>>, expect?: number): Promise<{ result: R; doc: T; version: number; written: boolean }> {
     for (let attempt = 0; attempt < this.maxRetries; attempt++) {
       const { doc, version } = await this.read();
       if (expect !== undefined && version !== expect) return { result: undefined as R, doc, version, written: false };
-      const { next, result, log = [] } = step(doc, version);
+      // A step may read (the review command checks a token against the release) before it decides.
+      const { next, result, log = [] } = await step(doc, version);
       if (next === undefined) return { result, doc, version, written: false };
       const keys = log.length ? ['3', ...this.keys, this.logKey] : ['2', ...this.keys];
       const written = Number(await this.client.sendCommand(['EVAL', CAS, ...keys, String(version), JSON.stringify(next), ...log]));

@@ -17,9 +17,8 @@
  */
 import { createHash } from 'node:crypto';
 import { createClient } from '@redis/client';
-import type { Chargeable, Charged } from '../auth.ts';
-import { ApiError } from '../errors.ts';
-import type { QuotaView } from '../handlers.ts';
+import type { Chargeable, Charged } from './limits.ts';
+import { ApiError } from '../http/errors.ts';
 import { MONTHLY_WINDOW_SECONDS, PLANS, monthOf, secondsToMonthEnd } from './plans.ts';
 
 // ARGV[3] is the charge mode (auth.ts ChargeMode): count = burst + month + count,
@@ -63,11 +62,10 @@ const down = () => new ApiError('state_unavailable', 'the request could not be c
 
 export interface RedisLimits {
   charge(keys: Chargeable[], now?: number): Promise<(Charged | ApiError)[]>;
-  quota: QuotaView;
   close(): Promise<void>;
 }
 
-export async function redisLimits(url: string, stateDir: string, log: (m: string) => void = (m) => console.error(m)): Promise<RedisLimits> {
+export async function redisLimits(url: string, log: (m: string) => void = (m) => console.error(m)): Promise<RedisLimits> {
   const client = createClient({
     url,
     // Fail at once while disconnected instead of queueing: the request answers 503.
@@ -84,15 +82,8 @@ export async function redisLimits(url: string, stateDir: string, log: (m: string
   await client.connect();
   await client.sendCommand(['SCRIPT', 'LOAD', CHARGE]);
 
-  const seen = new Map<string, { month: string; used: number; at: number | undefined }>();
-  const quota: QuotaView = {
-    dir: stateDir,
-    used: (key, nowMs = Date.now()) => {
-      const s = seen.get(key);
-      return s && s.month === monthOf(nowMs) ? s.used : 0;
-    },
-    lastUsed: (key) => seen.get(key)?.at,
-  };
+  // When each key was last counted by this server (what /api/v1/key shows as last_used).
+  const seen = new Map<string, number>();
 
   async function one(key: Chargeable, month: string, reset: number): Promise<Charged | ApiError> {
     const plan = PLANS[key.plan];
@@ -124,15 +115,14 @@ export async function redisLimits(url: string, stateDir: string, log: (m: string
     if (code === -3) {
       // Admitted, not counted (/api/v1/key, a conditional request): the count as it stands.
       const used = Number(value);
-      seen.set(key.id, { month, used, at: seen.get(key.id)?.at });
-      return { used, headers: ['ratelimit-policy', policy, 'ratelimit', `"monthly";r=${Math.max(0, plan.monthly - used)};t=${reset}`] };
+      return { used, lastUsed: seen.get(key.id), headers: ['ratelimit-policy', policy, 'ratelimit', `"monthly";r=${Math.max(0, plan.monthly - used)};t=${reset}`] };
     }
-    seen.set(key.id, { month, used: code, at: Math.floor(Date.now() / 1000) });
-    return { used: code, headers: ['ratelimit-policy', policy, 'ratelimit', `"monthly";r=${plan.monthly - code};t=${reset}`] };
+    const at = Math.floor(Date.now() / 1000);
+    seen.set(key.id, at);
+    return { used: code, lastUsed: at, headers: ['ratelimit-policy', policy, 'ratelimit', `"monthly";r=${plan.monthly - code};t=${reset}`] };
   }
 
   return {
-    quota,
     // Issued in one tick: node-redis writes them to the socket together (one round trip).
     charge: (keys, now = Date.now()) => {
       const month = monthOf(now), reset = secondsToMonthEnd(now);

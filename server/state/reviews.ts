@@ -97,6 +97,9 @@ export class ReviewStore {
   }
 }
 
+/** What a request reads of the reviews: the Node server's ReviewStore, or the edge's copy of the document. */
+export type ReviewView = Pick<ReviewStore, 'version' | 'get' | 'all'>;
+
 const stores = new Map<string, ReviewStore>();
 /** The review store of a state folder, shared by every request of a server. */
 export function reviewsIn(dir: string): ReviewStore {

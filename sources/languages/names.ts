@@ -18,13 +18,19 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 type Obj = Record<string, unknown>;
 
-/** Bare-language CLDR locales with a languages.json in cldr-localenames-full, from the pinned packages. */
-export const NATIVE_LOCALES: string[] = (() => {
+/**
+ * Bare-language CLDR locales with a languages.json in cldr-localenames-full, from the
+ * pinned packages. Found when first asked (the build reads the installed packages; the
+ * edge bundles this module for the dataset's routes and never asks).
+ */
+let nativeLocales: string[] | undefined;
+export function NATIVE_LOCALES(): string[] {
+  if (nativeLocales) return nativeLocales;
   const { availableLocales } = require('cldr-core/availableLocales.json') as { availableLocales: { full: string[] } };
-  return availableLocales.full.filter((l) => /^[a-z]{2,3}$/.test(l)).filter((l) => {
+  return (nativeLocales = availableLocales.full.filter((l) => /^[a-z]{2,3}$/.test(l)).filter((l) => {
     try { return !!require.resolve(`cldr-localenames-full/main/${l}/languages.json`); } catch { return false; }
-  });
-})();
+  }));
+}
 
 /** language subtag → its three-letter ISO 639 codes (overlong and bibliographic aliases). */
 export function iso639Codes(raw: unknown, known: Set<string>): Map<string, string[]> {
@@ -41,12 +47,17 @@ export function iso639Codes(raw: unknown, known: Set<string>): Map<string, strin
 
 const fileOf = (l: string) => `main/${l}/languages.json`;
 /** The input nativeNames reads: every such locale's languages.json, as one input. */
-export const NATIVE_INPUT = { kind: 'npm-files', package: 'cldr-localenames-full', files: NATIVE_LOCALES.map(fileOf), format: 'json' } as const;
+export const NATIVE_INPUT = {
+  kind: 'npm-files', package: 'cldr-localenames-full', format: 'json',
+  get files() {
+    return NATIVE_LOCALES().map(fileOf);
+  },
+} as const;
 
 /** language subtag → its name in its own CLDR locale, from { [file]: languages.json } (files absent are skipped). */
 export function nativeNames(raw: unknown): Map<string, string> {
   const files = (raw ?? {}) as Obj, out = new Map<string, string>();
-  for (const l of NATIVE_LOCALES) {
+  for (const l of NATIVE_LOCALES()) {
     const file = files[fileOf(l)] as any;
     if (file === undefined) continue;
     const name = file?.main?.[l]?.localeDisplayNames?.languages?.[l];

@@ -3,8 +3,14 @@
  * the lower-case slug used in URLs and canonical references (`gen.1.1`), the English
  * name from the SWORD versification tables, and the canon group.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// The SWORD tables as JSON modules: the build reads them, and so does the edge's bundle (which has no files).
+import Catholic from './versification/Catholic.json' with { type: 'json' };
+import KJV from './versification/KJV.json' with { type: 'json' };
+import KJVA from './versification/KJVA.json' with { type: 'json' };
+import LXX from './versification/LXX.json' with { type: 'json' };
+import NRSV from './versification/NRSV.json' with { type: 'json' };
+import NRSVA from './versification/NRSVA.json' with { type: 'json' };
+import Vulg from './versification/Vulg.json' with { type: 'json' };
 
 export type CanonGroup = 'old' | 'new' | 'apocrypha';
 
@@ -23,15 +29,10 @@ export interface Versification {
 export const SYSTEMS = ['KJV', 'KJVA', 'NRSV', 'NRSVA', 'Catholic', 'LXX', 'Vulg'] as const;
 export type SystemName = (typeof SYSTEMS)[number];
 
-const cache = new Map<string, Versification>();
+const TABLES = { KJV, KJVA, NRSV, NRSVA, Catholic, LXX, Vulg } as unknown as Record<SystemName, Versification>;
 /** A SWORD versification table (chapter → verse counts per book), from sources/scripture/versification. */
 export function versification(system: SystemName): Versification {
-  let v = cache.get(system);
-  if (!v) {
-    v = JSON.parse(readFileSync(fileURLToPath(new URL(`./versification/${system}.json`, import.meta.url)), 'utf8')) as Versification;
-    cache.set(system, v);
-  }
-  return v;
+  return TABLES[system];
 }
 
 const PROTESTANT_OT = new Set(versification('KJV').books.filter((b) => b.testament === 1).map((b) => b.osis));

@@ -21,7 +21,7 @@
  *   no study key; books the KJV lacks (Tobit, Sirach…) keep their numbers.
  * - NRSV (Geneva), KJV, eBible and own numberings: taken as KJV numbering.
  */
-import { readFileSync } from 'node:fs';
+import KJV_VULG from '../versification/KJV-Vulg.json' with { type: 'json' };
 import type { VerseMapEntry } from '../../readers/oshb.ts';
 import { versification } from '../books.ts';
 
@@ -79,7 +79,7 @@ let vulgInverse: { keys: Map<string, string[]>; kjvBooks: Set<string> } | undefi
 /** KJV study keys of a Vulgate-numbered verse outside Psalms ([] when the KJV has no such verse). */
 export function vulgateToKjv(r: Ref): string[] {
   if (!vulgInverse) {
-    const table = JSON.parse(readFileSync(new URL('../versification/KJV-Vulg.json', import.meta.url), 'utf8')) as { verses: Record<string, string | null> };
+    const table = KJV_VULG as { verses: Record<string, string | null> };
     const keys = new Map<string, string[]>();
     const kjvBooks = new Set<string>();
     for (const b of versification('KJV').books) {

@@ -1,0 +1,257 @@
+/**
+ * Turns a stored study record (sources/scripture/study/tokens.ts: compact tuples) into
+ * the documented source panels and token objects, applying the study filters and the
+ * review overlay. Morphology codes are decoded here, once per distinct code (cached).
+ */
+import type { StudyRecord, StudySummary } from '../../../sources/scripture/study/dataset.ts';
+import { ALIGNMENT_OF } from '../../../sources/scripture/study/english.ts';
+import type { LayerMeta } from '../../../sources/scripture/study/layer.ts';
+import { decodeMorphGnt } from '../../../sources/scripture/study/morph-morphgnt.ts';
+import { decodeOshb } from '../../../sources/scripture/study/morph-oshb.ts';
+import { decodeRobinson } from '../../../sources/scripture/study/morph-robinson.ts';
+import { decodeWhitaker } from '../../../sources/scripture/study/morph-whitaker.ts';
+import { headword } from '../../../sources/scripture/study/latin.ts';
+import { CONFIDENCES, GENERATED, STATUSES, tokenId, type StoredPanel, type TokenTuple } from '../../../sources/scripture/study/tokens.ts';
+import type { ReviewView } from '../../state/reviews.ts';
+
+export interface StudyFilters {
+  verifiedOnly: boolean;
+  includeGenerated: boolean;
+  role?: string;
+  confidence?: string;
+  reviewStatus?: string;
+}
+export type LayerInfo = LayerMeta;
+
+const decoded = new Map<string, Record<string, unknown>>();
+/** The source's code and its decoded parts; OSHB: per-morpheme segments plus the main word's parts. */
+function morphology(layer: string, code: string, lemma: string | null): Record<string, unknown> {
+  const k = `${layer}|${code}|${lemma ?? ''}`;
+  let d: Record<string, unknown> | undefined = decoded.get(k);
+  if (!d) {
+    if (layer.startsWith('oshb-')) {
+      const o = decodeOshb(code);
+      // The main morpheme is the one whose lemma part is a Strong's number ("b/7225" → 2nd).
+      const parts = (lemma ?? '').split('/');
+      let main = parts.findIndex((p) => /^\d/.test(p.trim()));
+      if (main < 0 || parts.length !== o.segments.length) main = o.segments.findIndex((s) => !['conjunction', 'preposition', 'suffix'].includes(s.part_of_speech) && s.type !== 'definite article');
+      d = { ...(o.segments[main < 0 ? 0 : main] ?? {}), segments: o.segments };
+    } else if (layer === 'sblgnt') {
+      const [pos, parse] = code.split(' ');
+      d = decodeMorphGnt(pos, parse);
+    } else if (layer === LATIN_LAYER) d = decodeWhitaker(code);
+    else d = decodeRobinson(code);
+    decoded.set(k, d);
+  }
+  return { code, ...d };
+}
+
+const decodedJson = new Map<string, string>();
+/** morphology() as JSON text, cached per code like the decoded parts. */
+function morphologyJson(layer: string, code: string, lemma: string | null): [string, string | null] {
+  const k = `${layer}|${code}|${lemma ?? ''}`;
+  let j = decodedJson.get(k);
+  if (j === undefined) decodedJson.set(k, (j = JSON.stringify(morphology(layer, code, lemma))));
+  return [j, (decoded.get(k)?.part_of_speech as string | undefined) ?? null];
+}
+
+function tokenObject(layer: LayerInfo, ref: string, t: TokenTuple | string, position: number, glosses: Record<string, string>,
+  links: (i: number) => string | undefined, reviews: ReviewView) {
+  const tup: TokenTuple = typeof t === 'string' ? [position, t, null, null, null, STATUSES.indexOf('pending'), 2] : t;
+  const [pos, text, lemma, strong, morph, s, c, extra] = tup;
+  const id = tokenId(layer.id, ref, pos);
+  const status = STATUSES[s];
+  const review = reviews.get(id);
+  const m = morph ? morphology(layer.id, morph, lemma) : null;
+  const out: Record<string, unknown> = {
+    id, position: pos, text, language: layer.language, lemma, strong, gloss: strong ? glosses[strong] ?? null : null,
+    part_of_speech: (m?.part_of_speech as string | undefined) ?? null, morphology: m,
+    study_status: status, confidence: CONFIDENCES[c], generated: GENERATED.has(status),
+    verified_by_service: review?.decision === 'verified',
+    review_status: review ? review.decision : status === 'review-needed' ? 'needs-review' : 'unreviewed',
+    review_notes: review ? review.history.map((h) => ({ decision: h.decision, note: h.note, reviewer: h.reviewer, at: h.at })) : [],
+    reviewed_at: review?.at ?? null,
+    source: layer.id, source_reference: ref, licence: layer.provenance.map((p) => p.licence.spdx),
+  };
+  if (layer.id === LATIN_LAYER && typeof t !== 'string') Object.assign(out, latinFields(layer.id, lemma, morph, extra as LatinExtra | undefined, glosses));
+  else if (Array.isArray(extra)) {
+    out.english = text;
+    out.aligned_tokens = extra.map(links).filter(Boolean);
+  } else if (extra) Object.assign(out, extra);
+  return out;
+}
+
+/** The Vulgate layer, whose analysed tokens come from Whitaker's WORDS (sources/scripture/study/latin.ts). */
+const LATIN_LAYER = 'vulgate-clementine';
+type LatinExtra = { candidates?: string[][] };
+/**
+ * Latin tokens store the dictionary line in the lemma slot and, when ambiguous, the
+ * candidates by entry; shown as the headword (`lemma`), `dictionary_form`, the meaning as
+ * `gloss`, and every candidate with its own decoded morphology.
+ */
+function latinFields(layer: string, entry: string | null, code: string | null, extra: LatinExtra | undefined, glosses: Record<string, string>) {
+  const candidates = extra?.candidates?.flatMap(([e, ...codes]) => codes.map((c) => {
+    const m = morphology(layer, c, null);
+    return { lemma: headword(e), dictionary_form: e, gloss: glosses[`la:${e}`] ?? null, part_of_speech: m.part_of_speech ?? null, morphology: m };
+  }));
+  return {
+    lemma: entry ? headword(entry) : null,
+    dictionary_form: candidates ? null : entry,
+    gloss: entry && !candidates ? glosses[`la:${entry}`] ?? null : null,
+    ...(code ? {} : { part_of_speech: candidates && new Set(candidates.map((c) => c.part_of_speech)).size === 1 ? candidates[0].part_of_speech : null }),
+    ...(candidates ? { candidates } : {}),
+  };
+}
+
+function keep(tok: Record<string, unknown>, f: StudyFilters): boolean {
+  if (f.verifiedOnly && !tok.verified_by_service) return false;
+  if (!f.includeGenerated && tok.generated) return false;
+  if (f.confidence && tok.confidence !== f.confidence) return false;
+  if (f.reviewStatus && tok.review_status !== f.reviewStatus) return false;
+  return true;
+}
+
+/** Per layer, the parts of a token's JSON that are the same for all its tokens. */
+const layerParts = new WeakMap<LayerInfo, { language: string; source: string; licence: string }>();
+function partsOf(layer: LayerInfo) {
+  let p = layerParts.get(layer);
+  if (!p) {
+    layerParts.set(layer, (p = {
+      language: `,"language":${q(layer.language)}`,
+      source: `,"source":${q(layer.id)}`,
+      licence: `,"licence":${q(layer.provenance.map((x) => x.licence.spdx))}`,
+    }));
+  }
+  return p;
+}
+const q = JSON.stringify;
+/** Keys a stored `extra` object may not carry for the fast path (it would override one of these). */
+const BASE_KEYS = new Set(['id', 'position', 'text', 'language', 'lemma', 'strong', 'gloss', 'part_of_speech', 'morphology', 'study_status',
+  'confidence', 'generated', 'verified_by_service', 'review_status', 'review_notes', 'reviewed_at', 'source', 'source_reference', 'licence']);
+
+/**
+ * The token as JSON text, or null when the filters drop it: the same JSON as
+ * JSON.stringify(tokenObject(…)) (tested), written directly. A cold 100-verse range
+ * expands ~3,000 tokens; building 20-field objects and then serializing them was most of
+ * its time (profiled with bench/study.ts).
+ */
+function tokenJson(layer: LayerInfo, ref: string, refJson: string, t: TokenTuple | string, position: number, glosses: Record<string, string>,
+  links: (i: number) => string | undefined, reviews: ReviewView, f: StudyFilters): string | null {
+  const tup = typeof t === 'string' ? null : t;
+  const extra = tup?.[7];
+  if ((tup && layer.id === LATIN_LAYER) || (extra && !Array.isArray(extra) && Object.keys(extra).some((k) => BASE_KEYS.has(k)))) {
+    const o = tokenObject(layer, ref, t, position, glosses, links, reviews);
+    return keep(o, f) ? q(o) : null;
+  }
+  const pos = tup ? tup[0] : position;
+  const status = tup ? STATUSES[tup[5]] : 'pending';
+  const confidence = tup ? CONFIDENCES[tup[6]] : 'low';
+  const generated = GENERATED.has(status);
+  const id = tokenId(layer.id, ref, pos);
+  const review = reviews.get(id);
+  const verified = review?.decision === 'verified';
+  const reviewStatus = review ? review.decision : status === 'review-needed' ? 'needs-review' : 'unreviewed';
+  if ((f.verifiedOnly && !verified) || (!f.includeGenerated && generated) || (f.confidence && confidence !== f.confidence)
+    || (f.reviewStatus && reviewStatus !== f.reviewStatus)) return null;
+  const text = tup ? tup[1] : (t as string);
+  const lemma = tup ? tup[2] : null;
+  const strong = tup ? tup[3] : null;
+  const morph = tup ? tup[4] : null;
+  const [mj, partOfSpeech] = morph ? morphologyJson(layer.id, morph, lemma) : ['null', null];
+  const lp = partsOf(layer);
+  let out = `{"id":${q(id)},"position":${pos},"text":${q(text)}${lp.language},"lemma":${q(lemma)},"strong":${q(strong)},"gloss":${q(strong ? glosses[strong] ?? null : null)}`
+    + `,"part_of_speech":${q(partOfSpeech)},"morphology":${mj},"study_status":"${status}","confidence":"${confidence}","generated":${generated}`
+    + `,"verified_by_service":${verified},"review_status":"${reviewStatus}","review_notes":${review ? q(review.history.map((h) => ({ decision: h.decision, note: h.note, reviewer: h.reviewer, at: h.at }))) : '[]'}`
+    + `,"reviewed_at":${review ? q(review.at) : 'null'}${lp.source},"source_reference":${refJson}${lp.licence}`;
+  if (Array.isArray(extra)) out += `,"english":${q(text)},"aligned_tokens":${q(extra.map(links).filter(Boolean))}`;
+  else if (extra) {
+    const e = q(extra);
+    if (e.length > 2) out += `,${e.slice(1, -1)}`;
+  }
+  return `${out}}`;
+}
+
+/** What a record's panels share for one study: the source tokens English links point to, and the alignment panel. */
+function prepare(record: StudyRecord, translation: string, layers: Map<string, LayerInfo>) {
+  const nt = (layers.get('byzantine-rp2018') && record.panels.some((p) => p.layer === 'byzantine-rp2018'));
+  // English links index the record's source tokens the alignment was made against, in panel order.
+  const sources = record.panels.filter((p) => (nt ? p.layer === 'byzantine-rp2018' : p.layer.startsWith('oshb-')));
+  const flat = sources.flatMap((p) => p.tokens.map((t, i) => ({ p, t: t as TokenTuple, ref: p.refs[p.ref_of?.[i] ?? 0] })));
+  const links = (i: number) => (flat[i] ? tokenId(flat[i].p.layer, flat[i].ref, flat[i].t[0]) : undefined);
+  const own = Object.keys(ALIGNMENT_OF).find((l) => ALIGNMENT_OF[l] === translation);
+  const aligned = own && record.aligned?.[own] ? [JSON.parse(record.aligned[own]) as StoredPanel] : [];
+  return { links, panels: [...record.panels, ...aligned] };
+}
+
+/** The panels a study of `translation` shows: layers it knows, its own alignment only, the role filter. */
+function* shown<P extends { layer: string }>(panels: P[], translation: string, layers: Map<string, LayerInfo>, f: StudyFilters) {
+  for (const p of panels) {
+    const layer = layers.get(p.layer);
+    if (!layer) continue;
+    if (layer.generated && ALIGNMENT_OF[p.layer] !== translation) continue;
+    if (f.role && layer.role.toLowerCase() !== f.role) continue;
+    yield { p, layer };
+  }
+}
+
+/**
+ * The panels of one record for a study of `translation`, as JSON text without the
+ * enclosing brackets (`{…},{…}`), and how many: what the server sends and caches.
+ */
+export function panelsJson(record: StudyRecord, translation: string, reference: string, layers: Map<string, LayerInfo>, f: StudyFilters, reviews: ReviewView): [string, number] {
+  const { links, panels } = prepare(record, translation, layers);
+  const out: string[] = [];
+  for (const { p, layer } of shown(panels, translation, layers, f)) {
+    const counters = new Map<number, number>();
+    const refJson = p.refs.map((r) => q(r));
+    const tokens: string[] = [];
+    p.tokens.forEach((t, i) => {
+      const r = p.ref_of?.[i] ?? 0;
+      const position = (counters.get(r) ?? 0) + 1;
+      counters.set(r, position);
+      const j = tokenJson(layer, p.refs[r], refJson[r], t, position, record.glosses, links, reviews, f);
+      if (j !== null) tokens.push(j);
+    });
+    const head = {
+      layer: layer.id, name: layer.name, language: layer.language, generated: layer.generated, reference, study_key: record.id,
+      source_text: { id: layer.id, name: layer.name, source_role: layer.role, kind: layer.kind, language: layer.language, version: layer.version },
+      source_reference: p.refs.join(','), source_references: p.refs,
+      licence: layer.provenance.map((x) => x.licence),
+      tokens_total: p.tokens.length, token_count: tokens.length,
+    };
+    out.push(`${q(head).slice(0, -1)},"tokens":[${tokens.join(',')}]}`);
+  }
+  return [out.join(','), out.length];
+}
+
+/** The panels of one record for a study of `translation` (its own alignment layer only), as objects (the review command). */
+export function panelsOf(record: StudyRecord, translation: string, reference: string, layers: Map<string, LayerInfo>, f: StudyFilters, reviews: ReviewView) {
+  const { links, panels } = prepare(record, translation, layers);
+  const out: Record<string, unknown>[] = [];
+  for (const { p, layer } of shown(panels, translation, layers, f)) {
+    const counters = new Map<number, number>();
+    const tokens = p.tokens.map((t, i) => {
+      const r = p.ref_of?.[i] ?? 0;
+      const position = (counters.get(r) ?? 0) + 1;
+      counters.set(r, position);
+      return tokenObject(layer, p.refs[r], t, position, record.glosses, links, reviews);
+    }).filter((t) => keep(t, f));
+    out.push({
+      layer: layer.id, name: layer.name, language: layer.language, generated: layer.generated, reference, study_key: record.id,
+      source_text: { id: layer.id, name: layer.name, source_role: layer.role, kind: layer.kind, language: layer.language, version: layer.version },
+      source_reference: p.refs.join(','), source_references: p.refs,
+      // Attribution once per response (meta.sources), not once per panel of a 100-verse range.
+      licence: layer.provenance.map((x) => x.licence),
+      tokens_total: p.tokens.length, token_count: tokens.length, tokens,
+    });
+  }
+  return out;
+}
+
+/** Layer metadata by id, from the manifest summary (cached per summary object, i.e. per release). */
+const tables = new WeakMap<StudySummary, Map<string, LayerInfo>>();
+export function layerTable(summary: StudySummary): Map<string, LayerInfo> {
+  let t = tables.get(summary);
+  if (!t) tables.set(summary, (t = new Map(summary.layers.map((l) => [l.id, l]))));
+  return t;
+}

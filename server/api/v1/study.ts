@@ -1,0 +1,220 @@
+/**
+ * The word-study half of /api/v1: /study and /morphology (verse and range), the
+ * filters, /source-texts and /source-coverage. Everything comes from the `bible-study`
+ * dataset (one record per KJV-numbered verse, all layers in it) and its build summary,
+ * plus the review overlay (server/state/reviews.ts), which applies at once.
+ */
+import { createHash } from 'node:crypto';
+import type { SchemaObject } from 'ajv';
+import { STUDY_DATASET, type StudyRecord, type StudySummary } from '../../../sources/scripture/study/dataset.ts';
+import { SOURCE_ROLES } from '../../../sources/scripture/study/layer.ts';
+import { STATUSES } from '../../../sources/scripture/study/tokens.ts';
+import { vulgateToKjv } from '../../../sources/scripture/study/versification.ts';
+import { ApiError } from '../../http/errors.ts';
+import type { Ctx } from '../handlers.ts';
+import type { ParamSpec } from '../../http/query.ts';
+import { Lru } from '../../release/lru.ts';
+import type { ReviewView } from '../../state/reviews.ts';
+import { v1Envelope } from './schemas.ts';
+import { layerTable, panelsJson, type StudyFilters } from './study-tokens.ts';
+import { findBook, verseItems, verseOrdinal, verseRecord, type Translation } from './text.ts';
+import { requestedRange } from './references.ts';
+
+/** Longest study or morphology range (the spec: at most 100 verses). */
+export const MAX_STUDY_VERSES = 100;
+
+const REVIEW_VALUES = ['needs-review', 'unreviewed', 'verified', 'rejected'];
+const param = (name: string, description: string, values: readonly string[]): ParamSpec => ({
+  name, description: `${description} One of: ${values.join(', ')}.`, schema: { type: 'string', minLength: 1, maxLength: 60 },
+});
+export const FILTER_PARAMS: ParamSpec[] = [
+  param('verified_only', 'Only tokens a person verified (verified_by_service: true).', ['1', '0']),
+  param('include_generated', 'include_generated=0 hides generated tokens (rule-aligned, review-needed).', ['1', '0']),
+  param('source_role', 'Only panels of layers with this source role (case-insensitive; URL-encode spaces).', SOURCE_ROLES),
+  param('confidence', 'Only tokens with this confidence.', ['high', 'medium', 'low']),
+  param('review_status', 'Only tokens in this review state (needs-review: the review queue).', REVIEW_VALUES),
+];
+
+function choose(ctx: Ctx, name: string, allowed: readonly string[], normalise = (v: string) => v): string | undefined {
+  const raw = ctx.query[name];
+  if (raw === undefined) return undefined;
+  const v = normalise(String(raw));
+  if (!allowed.map(normalise).includes(v)) {
+    throw new ApiError('invalid_parameter', `parameter '${name}' must be one of: ${allowed.join(', ')}`, { parameter: name, value: String(raw).slice(0, 60), allowed });
+  }
+  return v;
+}
+
+export function studyFilters(ctx: Ctx, summary: StudySummary): StudyFilters {
+  const role = choose(ctx, 'source_role', SOURCE_ROLES, (v) => v.trim().toLowerCase().replace(/\s+/g, ' '));
+  if (role && !summary.layers.some((l) => l.role.toLowerCase() === role)) {
+    const present = [...new Set(summary.layers.map((l) => l.role))];
+    throw new ApiError('invalid_parameter', `no layer in this release has source_role '${ctx.query.source_role}'; present: ${present.join(', ')}`, {
+      parameter: 'source_role', value: String(ctx.query.source_role).slice(0, 60), allowed: present,
+      absent_layers: summary.absent.filter((a) => a.role.toLowerCase() === role).map((a) => ({ id: a.id, reason: a.reason })),
+    });
+  }
+  return {
+    verifiedOnly: choose(ctx, 'verified_only', ['1', '0']) === '1',
+    includeGenerated: choose(ctx, 'include_generated', ['1', '0']) !== '0',
+    role,
+    confidence: choose(ctx, 'confidence', ['high', 'medium', 'low'], (v) => v.toLowerCase()),
+    reviewStatus: choose(ctx, 'review_status', REVIEW_VALUES, (v) => v.toLowerCase()),
+  };
+}
+
+export function studyInfo(ctx: Ctx) {
+  const info = ctx.release.datasets.get(STUDY_DATASET);
+  if (!info) {
+    throw new ApiError('dataset_unavailable', 'the word-study layers are not in the live release', { reason: ctx.release.absent[STUDY_DATASET] ?? 'not built' });
+  }
+  return { info, summary: info.summary as StudySummary };
+}
+
+/** The study record for a verse of a translation (null when no layer has it: panels are then empty, not an error). */
+async function studyRecord(ctx: Ctx, t: Translation, r: { book: string; chapter: number; verse: number }): Promise<StudyRecord | null> {
+  // The Douay-Rheims numbers verses as the Vulgate does: psalms resolve through the build's
+  // vulg: aliases (they need OSHB's VerseMap), other books through SWORD's Vulg mapping.
+  let k = `${r.book}.${r.chapter}.${r.verse}`;
+  if (t.summary.versification === 'Vulg') {
+    if (r.book === 'ps') k = `vulg:${k}`;
+    else {
+      const keys = vulgateToKjv({ book: r.book, chapter: r.chapter, verse: r.verse });
+      if (!keys.length) return null; // a verse the KJV numbering has no counterpart for (Dan 3:24–90)
+      k = keys[0];
+    }
+  }
+  const ord = await ctx.release.lookup(STUDY_DATASET, k);
+  return ord === undefined ? null : (JSON.parse((await ctx.release.record(STUDY_DATASET, ord)).toString('utf8')) as StudyRecord);
+}
+
+/**
+ * A verse's panels, already serialized as UTF-8 JSON without the enclosing brackets
+ * (`{…},{…}`, empty when none), and how many there are. Bytes, not a string: a 100-verse
+ * range is ~3 MB, and spliced Buffers are hashed (ETag) and written without being
+ * encoded to UTF-8 again each time.
+ */
+export interface StudyVerse { ord: number; reference: string; panels: Buffer; count: number; digest: string }
+
+/**
+ * Serialized panels by release, verse, translation, filters and review-file version.
+ * Expanding a verse's tuples into token objects and serializing them is most of a study
+ * request's work; a review changes the version, so a cached panel never hides one.
+ */
+const panelCache = new Lru<[Buffer, number, string]>(Number(process.env.ALMANAC_STUDY_CACHE_MB ?? 64) * 2 ** 20);
+
+async function studyOf(ctx: Ctx, t: Translation, ords: number[]): Promise<StudyVerse[]> {
+  const { summary } = studyInfo(ctx);
+  const f = studyFilters(ctx, summary);
+  const reviews = await ctx.reviews();
+  const layers = layerTable(summary);
+  const fkey = `${f.verifiedOnly}|${f.includeGenerated}|${f.role}|${f.confidence}|${f.reviewStatus}|${reviews.version}`;
+  return Promise.all(ords.map(async (ord) => {
+    const v = await verseRecord(ctx, t, ord);
+    const key = `${ctx.release.id}|${t.slug}|${v.id}|${fkey}`;
+    let hit = panelCache.get(key);
+    if (!hit) {
+      const rec = await studyRecord(ctx, t, v);
+      const [json, count] = rec ? panelsJson(rec, t.slug, v.id, layers, f, reviews) : ['', 0];
+      const bytes = Buffer.from(json);
+      // The fragment's own hash, so a response's ETag is a hash of ~100 digests, not of 3 MB.
+      hit = [bytes, count, createHash('sha1').update(bytes).digest('base64url')];
+      panelCache.set(key, hit, hit[0].length + key.length * 2 + 64);
+    }
+    return { ord, reference: v.id, panels: hit[0], count: hit[1], digest: hit[2] };
+  }));
+}
+
+export const verseStudy = async (ctx: Ctx, t: Translation) => {
+  const b = findBook(t, ctx.params.book);
+  const ord = await verseOrdinal(ctx, t, b.slug, ctx.params.chapter, ctx.params.verse);
+  return { b, verses: await studyOf(ctx, t, [ord]) };
+};
+
+export const rangeStudy = async (ctx: Ctx, t: Translation) => {
+  // ref= or from/to, in any written form (api/v1/references.ts).
+  const [from, to] = await requestedRange(ctx, t, MAX_STUDY_VERSES, 'study and morphology ranges serve');
+  const verses = await studyOf(ctx, t, Array.from({ length: to - from + 1 }, (_, i) => from + i));
+  return { b: findBook(t, (await verseRecord(ctx, t, from)).book), verses };
+};
+
+/** The readable text of the verses studied (contiguous, in canon order). */
+export const readable = (ctx: Ctx, t: Translation, verses: StudyVerse[]) =>
+  verses.length ? verseItems(ctx, t, verses[0].ord, verses[verses.length - 1].ord) : Promise.resolve([]);
+
+/** /source-texts and /source-coverage bodies, from the build's counts plus the review overlay. */
+export function sourceTexts(summary: StudySummary) {
+  return [
+    ...summary.layers.map((l) => ({
+      id: l.id, name: l.name, available: true, language: l.language, source_text: { source_role: l.role }, kind: l.kind, version: l.version,
+      generated: l.generated, canon_groups: l.canon, verse_count: l.counts.verses, token_count: l.counts.tokens, versification: l.versification,
+      licence: l.provenance.map((p) => p.licence), attribution: l.provenance.map((p) => p.attribution).join(' '), sources: l.provenance,
+    })),
+    ...summary.absent.map((a) => ({
+      id: a.id, name: a.name, available: false, language: a.language, source_text: { source_role: a.role }, kind: a.kind,
+      canon_groups: a.canon, verse_count: 0, token_count: 0, reason: a.reason,
+    })),
+  ];
+}
+
+export function sourceCoverage(reviews: ReviewView, summary: StudySummary) {
+  const byLayer = new Map<string, { verified: number; rejected: number }>();
+  for (const r of reviews.all()) {
+    const layer = r.token.split(':')[0];
+    const c = byLayer.get(layer) ?? byLayer.set(layer, { verified: 0, rejected: 0 }).get(layer)!;
+    c[r.decision]++;
+  }
+  const zero = () => Object.fromEntries(STATUSES.map((s) => [s.replace(/-/g, '_'), 0])) as Record<string, number>;
+  const total = { canon_coverage: { old: { verses: 0 }, new: { verses: 0 }, apocrypha: { verses: 0 } }, verses: 0, word_tokens: 0, token_statuses: zero(), verified: 0 };
+  const layers = summary.layers.map((l) => {
+    const rv = byLayer.get(l.id) ?? { verified: 0, rejected: 0 };
+    const statuses = zero();
+    for (const s of STATUSES) statuses[s.replace(/-/g, '_')] = l.counts.token_statuses[s];
+    for (const g of ['old', 'new', 'apocrypha'] as const) total.canon_coverage[g].verses += l.counts.canon_coverage[g].verses;
+    total.verses += l.counts.verses;
+    total.word_tokens += l.counts.tokens;
+    for (const k of Object.keys(statuses)) total.token_statuses[k] += statuses[k];
+    total.verified += rv.verified;
+    const queued = l.counts.token_statuses['review-needed'];
+    return {
+      id: l.id, name: l.name, language: l.language, source_role: l.role, generated: l.generated,
+      canon_coverage: l.counts.canon_coverage, verses: l.counts.verses, word_tokens: l.counts.tokens, token_statuses: statuses,
+      confidence: l.counts.confidence,
+      review_maturity: { verified: rv.verified, rejected: rv.rejected, verified_percent: pct(rv.verified, l.counts.tokens) },
+      phase_5: { state: phase5(rv.verified + rv.rejected, queued), reviewed: rv.verified + rv.rejected, verified: rv.verified, rejected: rv.rejected, queued },
+      licence_notes: l.provenance.map((p) => `${p.licence.name}: ${p.attribution}`),
+    };
+  });
+  return {
+    layers,
+    absent: summary.absent.map((a) => ({ id: a.id, name: a.name, reason: a.reason })),
+    total: { ...total, review_maturity: { verified: total.verified, verified_percent: pct(total.verified, total.word_tokens) } },
+  };
+}
+const pct = (n: number, of: number) => (of ? Math.round((n / of) * 1e6) / 1e4 : 0);
+/** Phase 5 is the review phase: not started, under way (queue open), or complete (nothing queued, something reviewed). */
+const phase5 = (reviewed: number, queued: number) => (reviewed === 0 ? (queued ? 'not-started' : 'no-review-needed') : queued > reviewed ? 'in-progress' : 'reviewed');
+
+const STUDY_ENVELOPE = v1Envelope({
+  type: 'object', required: ['references', 'panels'],
+  properties: { references: { type: 'array', items: { type: 'string' } }, panels: { type: 'integer', minimum: 0 } },
+}, {
+  meta: {
+    filters: { type: 'object', description: 'The filters as applied (null where not given)' },
+    study_release: { type: 'string' },
+    range: { type: 'object', required: ['from', 'to', 'verses'], properties: { from: { type: 'string' }, to: { type: 'string' }, verses: { type: 'integer' } } },
+  },
+  metaRequired: ['filters', 'data_release', 'study_release', 'sources'],
+});
+/** Study adds `translation`, `book` and `readable_text`; morphology has panels only. */
+export const STUDY_RESPONSE: SchemaObject = {
+  ...STUDY_ENVELOPE,
+  required: [...STUDY_ENVELOPE.required, 'source_panels'],
+  properties: {
+    ...STUDY_ENVELOPE.properties,
+    translation: { type: 'object', required: ['slug', 'abbreviation'], properties: { slug: { type: 'string' }, abbreviation: { type: 'string' } } },
+    book: { type: 'object', required: ['slug', 'name'], properties: { slug: { type: 'string' }, name: { type: 'string' } } },
+    readable_text: { type: 'array', items: { type: 'object' } },
+    source_panels: { type: 'array', items: { type: 'object', required: ['layer', 'tokens'] } },
+  },
+};

@@ -1,0 +1,34 @@
+/**
+ * `npm run build`: the pipeline's build (pipeline/build.ts) with the documents only the
+ * server can write into a release — the OpenAPI documents of both surfaces, generated
+ * from the route tables with examples answered by the handlers over the release being
+ * built, and the docs page that renders them (pipeline/docs.ts). The pipeline knows
+ * nothing of the server; the server hands it these files.
+ */
+import { build as buildRelease, defaultWorkers, type BuildOptions } from '../../pipeline/build.ts';
+import { isMain } from '../../pipeline/cli.ts';
+import { docsFiles } from '../../pipeline/docs.ts';
+import { OPENAPI, OPENAPI_V1 } from '../../pipeline/paths.ts';
+import type { OutFile } from '../../pipeline/shards.ts';
+import type { Manifest } from '../../pipeline/writer.ts';
+import { releaseOpenApi } from '../api/openapi.ts';
+
+/** openapi.json, openapi-v1.json and the docs page of the release in `at`. */
+export async function releaseDocuments(at: { dir: string; manifest: Manifest }): Promise<OutFile[]> {
+  const { platform, scripture } = await releaseOpenApi(at);
+  return [
+    { path: OPENAPI, content: Buffer.from(JSON.stringify(platform, null, 1) + '\n') },
+    { path: OPENAPI_V1, content: Buffer.from(JSON.stringify(scripture, null, 1) + '\n') },
+    ...docsFiles({ platform, scripture }),
+  ];
+}
+
+/** A complete release: the datasets and the server's documents. */
+export const build = (opts: BuildOptions = {}) => buildRelease({ documents: releaseDocuments, ...opts });
+
+if (isMain(import.meta.url)) {
+  build({ workers: defaultWorkers() }).catch((err) => {
+    console.error(`build failed, live release unchanged: ${err.message}`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,115 @@
+/**
+ * `npm run serve`: serve the live release on HOST:PORT (defaults 127.0.0.1:8080).
+ * `npm run serve -- --bundle <dir>` serves an extracted offline bundle instead (see
+ * reader/index.ts), and `--open` turns keys and counting off (for local use only).
+ */
+import { parseArgs } from 'node:util';
+import { isMain } from '../../pipeline/cli.ts';
+import { distDir, stateDir } from '../../pipeline/paths.ts';
+import type { Manifest } from '../../pipeline/writer.ts';
+import { readBundle } from '../../reader/index.ts';
+import { ALL_SOURCES } from '../../sources/index.ts';
+import cluster from 'node:cluster';
+import { createApp, createWorkerApp, type SharedLimits } from '../node/server.ts';
+import { TurnBatcher } from '../state/limits.ts';
+import { redisLimits } from '../state/redis-limits.ts';
+import { redisState } from '../state/redis-state.ts';
+import { runPrimary, runWorker, workerCount } from '../node/cluster.ts';
+import type { Release } from '../release/release.ts';
+import { fsReleaseAt } from '../release/fs-reader.ts';
+import { applyHeapGrowth } from '../node/heap.ts';
+
+/** An extracted bundle as a Release: its merged archive metadata is the manifest; datasets it lacks answer 503. */
+export function bundleRelease(dir: string): Release {
+  const b = readBundle(dir);
+  const absent: Record<string, string> = {};
+  for (const s of ALL_SOURCES) if (!b.datasets[s.id]) absent[s.id] = b.absent[s.id] ?? `not in this bundle (archives: ${b.archives.join(', ')})`;
+  const manifest: Manifest = { release: b.release, pipeline_version: b.pipeline_version, files: b.files, datasets: b.datasets, absent };
+  return fsReleaseAt(b.root, manifest);
+}
+
+const parse = (args: string[]) => parseArgs({ args, options: { bundle: { type: 'string' }, open: { type: 'boolean', default: false }, workers: { type: 'string' } } });
+
+function options(env: NodeJS.ProcessEnv, args: string[]) {
+  const { values } = parse(args);
+  const opts = {
+    dist: distDir(env), stateDir: stateDir(env), open: values.open,
+    ...(values.bundle ? { release: bundleRelease(values.bundle) } : {}),
+  };
+  return { values, opts, host: env.HOST ?? '127.0.0.1', port: Number(env.PORT ?? 8080) };
+}
+
+/** `npm run serve`: one process, or with `--workers N` a primary and N workers (server/cluster.ts). */
+export async function serveMain(env: NodeJS.ProcessEnv, args: string[]) {
+  applyHeapGrowth(env);
+  const redisUrl = env.ALMANAC_REDIS_URL;
+  if (cluster.isWorker) {
+    const { opts, host, port } = options(env, args);
+    const own = redisUrl ? await redisShared(redisUrl, opts.stateDir) : undefined;
+    return void await runWorker((shared) => createWorkerApp(opts, shared), opts.stateDir, host, port, own);
+  }
+  const { values } = parse(args);
+  const workers = workerCount(values.workers);
+  if (workers === 1 && redisUrl) return void await serveRedis(env, args, redisUrl);
+  if (workers === 1) return void await serve(env, args);
+  // The workers read the release and the bundle; the primary only needs the state folder.
+  const { opts, host } = options(env, args);
+  // README "Scale-out": the primary holds the state folder and counts; workers serve.
+  const p = await runPrimary({ stateDir: opts.stateDir, n: workers, redis: !!redisUrl });
+  const what = values.bundle ? `bundle ${values.bundle} (release ${p.release})` : `release ${p.release}`;
+  console.log(`serving ${what} on http://${host}:${p.port} with ${workers} workers (pids ${p.workers().join(' ')})${values.open ? ' with no keys (--open)' : ` (state in ${opts.stateDir})`}`);
+  const stop = () => p.stop().then(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+/**
+ * Limits and counts in Redis (server/state/redis-limits.ts), charged once per turn; keys and
+ * reviews read from Redis and kept current (server/state/redis-state.ts). The state
+ * connection is made first: it refuses to start, naming the URL, when Redis is unreachable.
+ */
+async function redisShared(url: string, stateDir: string): Promise<SharedLimits> {
+  const state = await redisState(url, stateDir);
+  const r = await redisLimits(url);
+  return { charger: new TurnBatcher((keys) => r.charge(keys)), keys: state.keys, close: () => void Promise.all([r.close(), state.close()]) };
+}
+
+/** One process counting in Redis: no server.lock, since it writes nothing in the state folder. */
+async function serveRedis(env: NodeJS.ProcessEnv, args: string[], url: string) {
+  const { values, opts, host, port } = options(env, args);
+  const app = createWorkerApp(opts, await redisShared(url, opts.stateDir));
+  await app.release().warmSearch();
+  await new Promise<void>((resolve) => app.server.listen(port, host, resolve));
+  const addr = app.server.address();
+  const bound = typeof addr === 'object' && addr ? addr.port : port;
+  console.log(`serving release ${app.release().id} on http://${host}:${bound}${values.open ? ' with no keys (--open)' : ` (keys, reviews and counts in Redis)`}`);
+  const stop = () => app.close().then(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+export async function serve(env: NodeJS.ProcessEnv = process.env, args: string[] = []) {
+  // `npm start` comes here without serveMain; applying it twice sets the same flag.
+  applyHeapGrowth(env);
+  const { values, opts, host, port } = options(env, args);
+  // `npm start` with ALMANAC_REDIS_URL: keys, reviews and counts in Redis, as serveRedis.
+  const app = env.ALMANAC_REDIS_URL ? createWorkerApp(opts, await redisShared(env.ALMANAC_REDIS_URL, opts.stateDir)) : createApp(opts);
+  // Cold search indexes load before the first client arrives (README "Query rules").
+  await app.release().warmSearch();
+  await new Promise<void>((resolve) => app.server.listen(port, host, resolve));
+  const addr = app.server.address();
+  const bound = typeof addr === 'object' && addr ? addr.port : port;
+  const what = values.bundle ? `bundle ${values.bundle} (release ${app.release().id})` : `release ${app.release().id}`;
+  console.log(`serving ${what} on http://${host}:${bound}${values.open ? ' with no keys (--open)' : ` (state in ${stateDir(env)})`}`);
+  const stop = () => app.close().then(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  return app;
+}
+
+if (isMain(import.meta.url)) {
+  serveMain(process.env, process.argv.slice(2)).catch((err) => {
+    console.error(`cannot start: ${err.message}`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,268 @@
+/**
+ * The app core: one request path for both runtimes, in five named steps —
+ *
+ *   parse → authenticate → limit → resolve → send
+ *
+ * written against a CoreRequest (http/request.ts), a Release (release/, read through
+ * whichever ReleaseReader the adapter gives it) and a StateStore (core/state.ts). The
+ * Node server (server/node/server.ts) and the Worker (edge/worker.ts) only translate
+ * their runtime's request and response and supply those two; no route, handler, error
+ * or billing rule exists twice.
+ */
+import type { DatasetInfo } from '../../pipeline/shards.ts';
+import type { DatasetSource } from '../../sources/contract.ts';
+import { datasetRoutes, ROUTES, type Route } from '../api/routes.ts';
+import { dataAge, isStale, type Usage } from '../api/handlers.ts';
+import { downloadResponse } from '../api/downloads.ts';
+import { docsPath, docsResponse } from '../api/docs.ts';
+import { policyHeaders, type ResponseKind } from '../http/cache-policy.ts';
+import { Encoded, type Coding } from '../http/encoding.ts';
+import { ApiError } from '../http/errors.ts';
+import { parseQuery } from '../http/query.ts';
+import type { CoreRequest, CoreResponse, HeaderList } from '../http/request.ts';
+import { PREFLIGHT_HEADERS, errorResponse, hashOf, releaseFile, representation, select, wantedCoding, type Representable } from '../http/respond.ts';
+import { Lru } from '../release/lru.ts';
+import type { Release } from '../release/release.ts';
+import { callerOf, type Caller } from '../state/accounts.ts';
+import type { ChargeMode } from '../state/limits.ts';
+import { SCRIPTURE_CREDENTIALS, credentialOf } from './credentials.ts';
+import type { Metered, StateStore } from './state.ts';
+import { PUBLIC, SCRIPTURE, SURFACES, platformSurface, type Surface } from './surfaces.ts';
+
+/** The caller of every request in open mode (/api/v1/key describes it; nothing is counted). */
+export const OPEN_KEY: Caller = { id: 'open', hash: '', plan: 'development', status: 'active', label: 'open mode (serve --open)', created: '1970-01-01T00:00:00.000Z' };
+
+/** Which row of the cache policy (http/cache-policy.ts) a route's answers follow. */
+export function kindOf(route: Route, info: DatasetInfo | undefined): ResponseKind {
+  return route.policy ?? (route.auth === false ? 'document' : info?.live ? 'live' : 'reference');
+}
+
+/** Which live datasets of the release are stale right now, as a short string (recomputed once a second). */
+const staleMemo = new WeakMap<Release, { second: number; sig: string }>();
+function staleSignature(rel: Release, now: number): string {
+  const second = Math.floor(now / 1000);
+  const m = staleMemo.get(rel);
+  if (m && m.second === second) return m.sig;
+  let sig = '';
+  for (const i of rel.datasets.values()) if (i.live) sig += isStale(i, now) ? '1' : '0';
+  staleMemo.set(rel, { second, sig });
+  return sig;
+}
+
+/**
+ * A second, shared cache of composed bodies (the edge: the Cache API of its location),
+ * keyed by the same key as the core's own (release id, staleness, path and query — never
+ * a credential) plus the coding the client wants. Only 200s of cacheable routes go in.
+ */
+export interface SharedBodies {
+  get(key: string, coding: Coding): Promise<{ body: Buffer; coding: Coding; hash: string } | undefined>;
+  put(key: string, coding: Coding, entry: { body: Buffer | string; coding: Coding; hash: string }): Promise<void>;
+}
+
+export interface CoreOptions {
+  /** The live release (the adapter keeps it current: a switch of `current` takes effect from the next request). */
+  release: () => Release | Promise<Release>;
+  state: StateStore;
+  /** Where unexpected faults are reported (never with credentials). */
+  log: (msg: string) => void;
+  /** No keys and no counting (`serve --open`): every request acts as OPEN_KEY. */
+  open?: boolean;
+  /** Test-only datasets served beside the real ones (their routes are added to /apis). */
+  extraSources?: DatasetSource<any>[];
+  /** Budget of the in-memory cache of composed bodies (default 64 MiB). */
+  responseCacheBytes?: number;
+  shared?: SharedBodies;
+}
+
+/** Work a response leaves behind (a shared-cache write): the edge hands it to waitUntil; Node lets it run. */
+export type After = (p: Promise<unknown>) => void;
+
+/** One request's state between the steps. */
+interface Turn {
+  req: CoreRequest;
+  rawPath: string;
+  search: URLSearchParams;
+  surface: Surface;
+  match: ReturnType<Surface['router']['match']>;
+  /** The RateLimit headers to send. */
+  limitHeaders: HeaderList;
+  /** The key to bill once the answer is known (never for /api/v1/key, a 304, or a 429). */
+  billKey?: Metered;
+  key?: Caller;
+  usage?: Usage;
+}
+
+export interface Core {
+  handle(req: CoreRequest, after?: After): Promise<CoreResponse>;
+  /** The envelope for an error found before the core (the Node adapter's transport checks). */
+  error(req: CoreRequest, err: ApiError): CoreResponse;
+}
+
+export function createCore(opts: CoreOptions): Core {
+  const { state, log } = opts;
+  const surfaces = opts.extraSources?.length
+    ? [platformSurface([...ROUTES.filter((r) => r.path.startsWith('/apis')), ...opts.extraSources.flatMap(datasetRoutes)]), SCRIPTURE]
+    : SURFACES;
+  // Handlers are pure functions of (release, URL), so a finished body and its ETag can be
+  // reused for the next request of the same URL. bench/serve.ts measures what this buys.
+  // Each entry holds the body and, once asked for, its br and gzip forms (http/encoding.ts).
+  const responses = new Lru<Encoded>(opts.responseCacheBytes ?? 64 * 2 ** 20);
+  const cacheResponse = (k: string, e: Encoded) => responses.set(k, e, e.bytes + k.length + 64);
+  let stateWarned = 0;
+
+  /** parse: method, path, query, surface and route; OPTIONS answered at once. */
+  function parse(req: CoreRequest): Turn | CoreResponse {
+    if (req.method === 'OPTIONS') return { status: 204, headers: [...PREFLIGHT_HEADERS] };
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      throw new ApiError('method_not_allowed', `method ${req.method} is not allowed`, undefined, { allow: 'GET, HEAD, OPTIONS' });
+    }
+    const url = req.url || '/';
+    const qi = url.indexOf('?');
+    const rawPath = qi === -1 ? url : url.slice(0, qi);
+    const search = new URLSearchParams(qi === -1 ? undefined : url.slice(qi + 1));
+    const surface = surfaces.find((s) => s.owns(rawPath)) ?? PUBLIC;
+    return { req, rawPath, search, surface, match: surface.router.match(rawPath), limitHeaders: [] };
+  }
+
+  /** authenticate: the key the request carries, checked against the keys (before revealing whether a path exists). */
+  async function authenticate(t: Turn) {
+    // The OpenAPI documents are public (auth: false) although they sit under the surfaces.
+    if (!t.surface.credentials || t.match?.route.auth === false) return undefined;
+    if (opts.open) return OPEN_KEY;
+    state.refresh?.();
+    const rules = t.surface.credentials;
+    const rec = await state.verify(credentialOf(t.req, t.search, rules));
+    if (!rec) throw rules.invalid('the key is not recognised');
+    return rec;
+  }
+
+  /** limit: may the key be served now (revoked, subscription), then the burst and the month. */
+  async function limit(t: Turn, rec: Caller | undefined) {
+    if (!rec || rec === OPEN_KEY) return void (t.key = rec);
+    const now = state.now();
+    // /api/v1/key is never billed; a conditional request may end as a free 304 (README
+    // "Plans and limits"): both are admitted now and billed once their answer is known.
+    const free = t.match?.route.billed === false;
+    const mode: ChargeMode = free || t.req.header('if-none-match') ? 'admit' : 'count';
+    const a = await state.admit(rec, mode, now);
+    const rules = t.surface.credentials!;
+    if (!a.ok && a.reason === 'revoked') throw rules.inactive();
+    if (!a.ok) {
+      throw new ApiError('subscription_inactive', `${a.why}; the key works again once the project is subscribed to a plan or granted an exception`, {
+        key_id: a.key_id, account: a.account, project: a.project,
+      });
+    }
+    t.key = callerOf(rec, a.access, now);
+    t.limitHeaders = a.charged.headers;
+    t.usage = { used: a.charged.used, lastUsed: a.charged.lastUsed };
+    if (mode === 'admit' && !free) t.billKey = { meter: a.access.project.meter ?? rec.id, plan: a.access.plan };
+  }
+
+  /** Bills the request (unless free) just before a billed answer is sent. */
+  async function bill(t: Turn): Promise<HeaderList> {
+    const k = t.billKey;
+    t.billKey = undefined;
+    if (!k) return t.limitHeaders;
+    return (t.limitHeaders = (await state.bill(k, state.now())).headers);
+  }
+
+  /** resolve and send: the body from a cache or the handler, in the representation the client accepts. */
+  async function resolve(t: Turn, after: After): Promise<CoreResponse> {
+    const { match, rawPath, search, req } = t;
+    // The key= credential is not a query parameter of any endpoint (nor part of any cache key).
+    if (t.surface.credentials === SCRIPTURE_CREDENTIALS) search.delete('key');
+    if (!match) throw t.surface.notFound(rawPath);
+    const { route, params } = match;
+    const rel = await opts.release();
+    if (route.dataset && !rel.datasets.has(route.dataset)) {
+      throw new ApiError('dataset_unavailable', `dataset '${route.dataset}' is not in the live release`, {
+        dataset: route.dataset, reason: rel.absent[route.dataset] ?? 'not built',
+      });
+    }
+    const info = route.dataset ? rel.datasets.get(route.dataset) : undefined;
+    const now = Date.now();
+    const headers = policyHeaders(kindOf(route, info), info);
+    if (info?.live) {
+      const age = dataAge(info, now);
+      if (age !== null) headers.push('data-age', String(age));
+    }
+    const cacheable = route.auth && route.cache !== false;
+    // Staleness flips at most once per release and dataset: part of the key, so a cached body never says stale wrongly.
+    const cacheKey = cacheable ? `${rel.id} ${staleSignature(rel, now)} ${rawPath}?${search}` : '';
+    let body: Representable | undefined = cacheable ? responses.get(cacheKey) : undefined;
+    const wanted = opts.shared && cacheable && !body ? wantedCoding(req) : '';
+    if (!body && opts.shared && cacheable) {
+      const hit = await opts.shared.get(cacheKey, wanted);
+      if (hit) body = { hash: hit.hash, offered: hit.coding ? [hit.coding] : [], get: () => ({ body: hit.body, coding: hit.coding }) };
+    }
+    let fresh: Encoded | undefined;
+    if (!body) {
+      const query = parseQuery(search, route.query);
+      const reviews = () => state.reviews();
+      const reply = await route.handler({ release: rel, params, query, path: rawPath, key: t.key, usage: t.usage, reviews });
+      if (reply.kind === 'download') return downloadResponse(req, rel, reply, headers, t.limitHeaders, () => bill(t));
+      if (reply.kind === 'file') {
+        if (!rel.entry(reply.path)) throw new ApiError('not_found', 'this file is not part of the served release'); // a partial offline bundle
+        body = releaseFile(rel, reply.path);
+      } else {
+        // A handler may know its body's identity more cheaply than hashing it (a 3 MB study range).
+        body = fresh = new Encoded(reply.body, reply.etag ?? hashOf(reply.body));
+        if (cacheable) cacheResponse(cacheKey, fresh);
+      }
+    }
+    const sel = select(req, body);
+    if (!sel.notModified && t.billKey) await bill(t);
+    const size = body instanceof Encoded ? body.bytes : 0;
+    for (let i = 0; i < t.limitHeaders.length; i++) headers.push(t.limitHeaders[i]);
+    const got = representation(req, body, sel, headers);
+    const sent = got instanceof Promise ? await got : got;
+    // A compressed form was just made: account for its bytes in the cache budget.
+    if (body instanceof Encoded && cacheable && body.bytes !== size) cacheResponse(cacheKey, body);
+    if (fresh && opts.shared && sent.body !== undefined && sent.response.status === 200) {
+      after(opts.shared.put(cacheKey, wanted, { body: sent.body, coding: sent.coding, hash: fresh.hash }));
+    }
+    return sent.response;
+  }
+
+  /** An error as the envelope, billed like any other answer to a key except the limits' own refusals. */
+  async function failed(t: Turn | undefined, req: CoreRequest, thrown: unknown): Promise<CoreResponse> {
+    let err = thrown;
+    if (t?.billKey && err instanceof ApiError && err.status !== 429 && err.code !== 'state_unavailable') {
+      try {
+        await bill(t);
+      } catch (billing) {
+        err = billing; // a month used up turns it into the 429
+      }
+    }
+    const headers = t?.limitHeaders ?? [];
+    if (err instanceof ApiError) {
+      if (err.code === 'state_unavailable' && Date.now() - stateWarned > 10_000) {
+        stateWarned = Date.now();
+        log('the request could not be counted (the state refused a write); requests answer 503 state_unavailable and are not billed');
+      }
+      return errorResponse(req, err, headers);
+    }
+    log(`internal error on ${req.method} ${(req.url ?? '').split('?')[0].slice(0, 200)}: ${(err as Error).stack}`);
+    return errorResponse(req, new ApiError('internal_error', 'internal error'), headers);
+  }
+
+  const runAfter: After = (p) => void p.catch((err) => log(`after a response: ${(err as Error).message}`));
+
+  async function handle(req: CoreRequest, after: After = runAfter): Promise<CoreResponse> {
+    let t: Turn | undefined;
+    try {
+      const parsed = parse(req);
+      if (!('rawPath' in parsed)) return parsed;
+      t = parsed;
+      // The docs page: static files of the release, public and never counted (api/docs.ts).
+      const docs = docsPath(t.rawPath);
+      if (docs) return await docsResponse(req, await opts.release(), docs);
+      await limit(t, await authenticate(t));
+      return await resolve(t, after);
+    } catch (thrown) {
+      return failed(t, req, thrown);
+    }
+  }
+
+  return { handle, error: (req, err) => errorResponse(req, err) };
+}

@@ -1,0 +1,79 @@
+/**
+ * Credentials of both surfaces: which headers (and query parameter) carry a key, and the
+ * catalogue codes their failures get. A key arrives on /apis as `X-Service-Key: <key>` or
+ * `Authorization: Bearer <key>`, on /api/v1 also as `X-Scripture-Key` or `key=`; several
+ * may be sent only if they carry the same key. Whether a key may be served and what it
+ * may do (its access and limits) is the state's to say (core/state.ts).
+ */
+import { ApiError } from '../http/errors.ts';
+import type { CoreRequest } from '../http/request.ts';
+
+/**
+ * The members of a credential header: repeated fields arrive joined with ", " (both
+ * runtimes, http/request.ts), and a key never holds a comma, so each member is one
+ * credential. Two members with different keys are a conflict, never "the first one":
+ * guessing would bill the wrong key.
+ */
+const members = (v: string | undefined) => (v === undefined ? [] : v.split(',').map((m) => m.trim()).filter(Boolean));
+
+function bearers(header: string | undefined, invalid: () => ApiError): string[] {
+  return members(header).map((m) => {
+    const b = /^Bearer[ ]+(\S+)$/i.exec(m);
+    if (!b) throw invalid();
+    return b[1];
+  });
+}
+
+/** How a surface reads credentials and which catalogue codes its failures get. */
+export interface CredentialRules {
+  /** Every credential the request carries, in order of preference. */
+  read(req: CoreRequest, search: URLSearchParams, invalid: () => ApiError): string[];
+  missing: ApiError;
+  invalid: (why: string) => ApiError;
+  inactive: () => ApiError;
+  /** Credentials that disagree: always a 403 (README "Authentication"). */
+  conflict: () => ApiError;
+}
+
+/**
+ * WWW-Authenticate of a 401 (RFC 9110 §11.6.1): the Bearer challenge (RFC 6750, with
+ * `error="invalid_token"` when a key was sent but refused), then a `ServiceKey` challenge
+ * naming the header (and query parameter) that carry a key the other way. Clients that do
+ * not know the second scheme skip it.
+ */
+function challenge(other: string, invalid?: string): Record<string, string> {
+  const bearerParams = invalid ? `realm="almanac", error="invalid_token", error_description="${invalid.replace(/["\\]/g, '')}"` : 'realm="almanac"';
+  return { 'www-authenticate': `Bearer ${bearerParams}, ServiceKey realm="almanac", ${other}` };
+}
+const PLATFORM_OTHER = 'header="X-Service-Key"';
+const SCRIPTURE_OTHER = 'header="X-Scripture-Key", query="key"';
+
+/** /apis: X-Service-Key or Authorization: Bearer. */
+export const PLATFORM_CREDENTIALS: CredentialRules = {
+  read: (req, _s, invalid) => [...members(req.header('x-service-key')), ...bearers(req.header('authorization'), invalid)],
+  missing: new ApiError('authentication_required', 'send a key in X-Service-Key or Authorization: Bearer', undefined, challenge(PLATFORM_OTHER)),
+  invalid: (why) => new ApiError('invalid_key', why, undefined, challenge(PLATFORM_OTHER, why)),
+  inactive: () => new ApiError('invalid_key', 'the key has been revoked', undefined, challenge(PLATFORM_OTHER, 'the key has been revoked')),
+  conflict: () => new ApiError('conflicting_credentials', 'the credentials sent carry different keys; send one key'),
+};
+
+/** /api/v1: Authorization: Bearer (preferred), X-Scripture-Key, or the key= query parameter. */
+export const SCRIPTURE_CREDENTIALS: CredentialRules = {
+  read: (req, search, invalid) => [...bearers(req.header('authorization'), invalid), ...members(req.header('x-scripture-key')), ...search.getAll('key')],
+  // 401 only when no key was sent; a refused key is a 403 here (scripture spec), which carries no challenge.
+  missing: new ApiError('api_key_required', 'send a key as Authorization: Bearer <key>, X-Scripture-Key, or key=', undefined, challenge(SCRIPTURE_OTHER)),
+  invalid: (why) => new ApiError('invalid_api_key', why),
+  inactive: () => new ApiError('inactive_api_key', 'the key has been revoked or is not active'),
+  conflict: () => new ApiError('invalid_api_key', 'the credentials sent carry different keys; send one key'),
+};
+
+/**
+ * The key a request carries: one, or several forms of the same one. None is the surface's
+ * 401; different keys are a 403; a malformed Authorization header is an invalid key.
+ */
+export function credentialOf(req: CoreRequest, search: URLSearchParams, rules: CredentialRules): string {
+  const given = rules.read(req, search, () => rules.invalid('the Authorization header must have the form "Bearer <key>"')).filter(Boolean);
+  if (!given.length) throw rules.missing;
+  if (given.some((c) => c !== given[0])) throw rules.conflict();
+  return given[0];
+}

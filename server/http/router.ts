@@ -1,0 +1,57 @@
+/**
+ * Matches a request path against the route table. Literal-only routes are a map
+ * lookup; parameterised routes are tried with literal segments first, so a literal
+ * (`search`, `convert`) always wins over a path parameter. Literals match in any case.
+ */
+import { ApiError } from './errors.ts';
+import type { Route } from '../api/routes.ts';
+
+interface Compiled {
+  route: Route;
+  segments: (string | null)[];
+}
+
+export class Router {
+  private exact = new Map<string, Route>();
+  private patterns: Compiled[] = [];
+
+  constructor(routes: Route[]) {
+    for (const route of routes) {
+      const segments = route.path.split('/').slice(1).map((s) => (s.startsWith('{') ? null : s));
+      if (segments.every((s) => s !== null)) this.exact.set(route.path, route);
+      else this.patterns.push({ route, segments });
+    }
+    // More literal segments first; ties keep table order.
+    this.patterns.sort((a, b) => b.segments.filter((s) => s !== null).length - a.segments.filter((s) => s !== null).length);
+  }
+
+  /** Route and decoded path parameters; null when nothing matches. */
+  match(rawPath: string): { route: Route; params: Record<string, string> } | null {
+    // Literal segments match in any case (/apis/units/SEARCH is the search endpoint, never
+    // unit "SEARCH"); parameter values keep theirs.
+    const exact = this.exact.get(rawPath) ?? this.exact.get(rawPath.toLowerCase());
+    if (exact) return { route: exact, params: {} };
+    const parts = rawPath.split('/').slice(1);
+    for (const { route, segments } of this.patterns) {
+      if (segments.length !== parts.length) continue;
+      const params: Record<string, string> = {};
+      let ok = true;
+      for (let i = 0; i < segments.length && ok; i++) {
+        const lit = segments[i];
+        if (lit !== null) ok = lit === parts[i] || lit === parts[i].toLowerCase();
+        else if (parts[i] === '') ok = false;
+        else params[route.pathParams[Object.keys(params).length].name] = decodeSegment(parts[i]);
+      }
+      if (ok) return { route, params };
+    }
+    return null;
+  }
+}
+
+export function decodeSegment(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    throw new ApiError('malformed_path', 'the path contains invalid percent-encoding');
+  }
+}

@@ -1,0 +1,315 @@
+/**
+ * A release as the server sees it: its manifest, loaded once, and the files it lists,
+ * read through a ReleaseReader (release/reader.ts: a folder here, an R2 bucket at the
+ * edge). A path that is not in the manifest cannot be read — the request path never
+ * becomes a storage path, so traversal is impossible by construction.
+ *
+ * Hot files (packs, key buckets, filter and search indexes) are kept in memory in an
+ * LRU bounded by `cacheBytes` (the Node server: ALMANAC_CACHE_MB, default 256; 0 reads
+ * on every request). A record read alone (a search hit, a lookup) does not load its pack
+ * into the cache when the reader can scan (Node): after the pack's first read, single
+ * lines are read at their offsets (`record`).
+ *
+ * Every read is async (the edge's reads are), and every file is checked: against its
+ * sha256 on first read, unless the store verified it when it was written (R2).
+ */
+import { createHash } from 'node:crypto';
+import { PACK_SIZE, aliasKey, bucketOf, columnPath, filterPath, keyBucketPath, packOf, packPath } from '../../pipeline/paths.ts';
+import type { DatasetInfo } from '../../pipeline/shards.ts';
+import type { FileEntry, Manifest } from '../../pipeline/writer.ts';
+import { ApiError } from '../http/errors.ts';
+import type { SearchResult } from '../search/search-bounds.ts';
+import { ReleaseSearch } from '../search/release-search.ts';
+import { Lru } from './lru.ts';
+import type { ReleaseReader } from './reader.ts';
+
+/** Where a release's files sit in a dist folder or bucket (pipeline/paths.ts releaseDir). */
+export const releaseBase = (id: string) => `releases/${id}/`;
+/** Where a release's offline bundle sits (pipeline/paths.ts bundleDir). */
+export const bundleBase = (id: string) => `bundles/${id}/`;
+
+const corruptError = (rel: string) =>
+  new ApiError('release_corrupt', 'a file of the live release is damaged; the operator has been told', { file: rel.slice(0, 200) });
+
+export interface ReleaseAt {
+  id: string;
+  /** Prefix of the release's files in the reader (`releases/<id>/`, or '' for a bundle's folder). */
+  base: string;
+  manifest: Manifest;
+  /** The shard cache's budget in bytes (default 256 MiB). */
+  cacheBytes?: number;
+  /** The dist folder on this machine, when there is one (messages). */
+  dist?: string;
+}
+
+/** Where each newline-ended line of `buf` starts, plus the offset after the last newline. */
+export function lineStartsOf(buf: Buffer): Uint32Array {
+  const starts: number[] = [0];
+  for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, i + 1)) starts.push(i + 1);
+  return Uint32Array.from(starts);
+}
+
+export class Release {
+  readonly id: string;
+  readonly base: string;
+  readonly dist: string | undefined;
+  readonly manifest: Manifest;
+  readonly datasets = new Map<string, DatasetInfo>();
+  readonly absent: Record<string, string>;
+  private cache: Lru<unknown>;
+  private readonly cacheBudget: number;
+  /** Search over the minisearch indexes and word indexes of this release (search/release-search.ts). */
+  private readonly searching: ReleaseSearch;
+
+  constructor(readonly reader: ReleaseReader, at: ReleaseAt) {
+    this.id = at.id;
+    this.base = at.base;
+    this.dist = at.dist;
+    this.manifest = at.manifest;
+    for (const [k, v] of Object.entries(this.manifest.datasets as Record<string, DatasetInfo>)) this.datasets.set(k, v);
+    this.absent = (this.manifest.absent as Record<string, string>) ?? {};
+    const cacheBytes = at.cacheBytes ?? 256 * 2 ** 20;
+    this.cache = new Lru(cacheBytes);
+    this.cacheBudget = cacheBytes;
+    this.searching = new ReleaseSearch({
+      datasets: this.datasets, cache: this.cache, budget: cacheBytes,
+      entry: (rel) => this.entry(rel), json: (rel) => this.json(rel), read: (rel) => this.readChecked(rel), cached: (key, load) => this.cached(key, load),
+    });
+    reader.verifyRelease?.(this.id, this.base, this.manifest.files);
+  }
+
+  /** What the shard cache holds and counts (tests, benches). */
+  cacheStats() {
+    return { bytes: this.cache.bytes, budget: this.cacheBudget, entries: this.cache.entries() };
+  }
+
+  /** Files whose bytes did not match the manifest when first read; /healthz lists them. */
+  readonly corrupt = new Set<string>();
+  /** Reports a corrupt file once (set by the app). */
+  onCorrupt: (rel: string) => void = () => {};
+
+  entry(rel: string): FileEntry | undefined {
+    return Object.hasOwn(this.manifest.files, rel) ? this.manifest.files[rel] : undefined;
+  }
+
+  /** Bytes of a manifest-listed file (or its .br/.gz variant), through the cache. */
+  file(rel: string, encoding: '' | 'br' | 'gzip' = ''): Promise<Buffer> {
+    const disk = rel + (encoding === 'br' ? '.br' : encoding === 'gzip' ? '.gz' : '');
+    if (this.corrupt.has(rel)) return Promise.reject(corruptError(rel));
+    return this.cached(`f:${disk}`, async () => {
+      const b = await this.readChecked(rel, encoding);
+      return [b, b.length];
+    });
+  }
+
+  private bad(rel: string, disk: string): never {
+    this.corrupt.add(rel);
+    this.onCorrupt(disk);
+    throw corruptError(rel);
+  }
+
+  /**
+   * A file's bytes, checked (then cached by the caller, or not): identity bytes against
+   * the build's sha256, compressed variants against their recorded size.
+   */
+  private async readChecked(rel: string, encoding: '' | 'br' | 'gzip' = ''): Promise<Buffer> {
+    const e = this.entry(rel);
+    if (!e) throw new Error(`not in manifest: ${rel}`);
+    if (this.corrupt.has(rel)) throw corruptError(rel);
+    const disk = rel + (encoding === 'br' ? '.br' : encoding === 'gzip' ? '.gz' : '');
+    let got;
+    try {
+      got = await this.reader.read(this.base + disk);
+    } catch (err) {
+      // A file the manifest lists that the store cannot give is as good as damaged.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as Error).name === 'NotFound') this.bad(rel, disk);
+      throw err;
+    }
+    const { bytes: b, sig } = got;
+    // A file verified once is not hashed again on a re-read (after the cache evicted it)
+    // while its signature (inode, size, mtime; an object's etag) is unchanged: a 1 MB pack
+    // took ~2 ms to hash, on every reload (issue 14). Any write to a file changes it.
+    const ok = encoding
+      ? b.length === (encoding === 'br' ? e.br : e.gzip)
+      : b.length === e.size && (this.reader.verified || this.verified.get(rel) === sig || createHash('sha256').update(b).digest('hex') === e.sha256);
+    if (!ok) this.bad(rel, disk);
+    if (!encoding) this.verified.set(rel, sig);
+    return b;
+  }
+
+  /** Identity files whose sha256 matched, with the signature they had then. */
+  private readonly verified = new Map<string, string>();
+  /** Loads under way, so concurrent requests for one file read it once. */
+  private readonly loading = new Map<string, Promise<unknown>>();
+
+  private cached<V>(key: string, load: () => Promise<[V, number]>): Promise<V> {
+    const v = this.cache.get(key) as V | undefined;
+    if (v !== undefined) return Promise.resolve(v);
+    let p = this.loading.get(key) as Promise<V> | undefined;
+    if (!p) {
+      p = load().then(([value, size]) => {
+        this.cache.set(key, value, size);
+        return value;
+      }).finally(() => this.loading.delete(key));
+      this.loading.set(key, p);
+    }
+    return p;
+  }
+
+  private json<V>(rel: string): Promise<V> {
+    // Read past the file cache: the parsed value is what is kept (and counted), not the bytes too.
+    return this.cached(`j:${rel}`, async () => {
+      const buf = await this.readChecked(rel);
+      return [JSON.parse(buf.toString('utf8')) as V, buf.length * 3];
+    });
+  }
+
+  /** The record lines of one pack, each a complete JSON object (cached: list pages read whole packs). */
+  private pack(ds: string, n: number): Promise<Buffer[]> {
+    // Read past the file cache: the lines hold the pack's buffer, counted once here
+    // (through file() each pack was counted twice, and aviation's 134 packs filled the cache).
+    return this.cached(`p:${ds}/${n}`, async () => {
+      const rel = packPath(ds, n);
+      const buf = await this.readChecked(rel);
+      const starts = lineStartsOf(buf);
+      this.lineStarts.set(rel, starts);
+      const lines: Buffer[] = new Array(starts.length - 1);
+      for (let k = 0; k + 1 < starts.length; k++) lines[k] = buf.subarray(starts[k], starts[k + 1] - 1);
+      return [lines, buf.length + lines.length * 16];
+    });
+  }
+
+  /**
+   * Where each line of a pack read once starts (4 bytes a line), so that one record is
+   * read alone: a search answer's 20 records from anywhere in a large dataset read 20
+   * lines, not 20 packs of ~1 MB, and do not push the search index parts out of the cache
+   * (issue 14: aviation's answers took 20–70 ms, most of it reloading the parts its own
+   * pack reads had evicted).
+   */
+  private readonly lineStarts = new Map<string, Uint32Array>();
+
+  /**
+   * One record by ordinal: from its pack if cached; else, when the reader can scan, read
+   * alone (its pack read and checked once, not cached, then single lines at their
+   * offsets); else through its whole pack.
+   */
+  async record(ds: string, ordinal: number): Promise<Buffer> {
+    const n = packOf(ordinal);
+    const i = ordinal % PACK_SIZE;
+    const cached = this.cache.get(`p:${ds}/${n}`) as Buffer[] | undefined;
+    if (cached) return cached[i];
+    if (!this.reader.scan) return (await this.pack(ds, n))[i];
+    const rel = packPath(ds, n);
+    const known = this.lineStarts.get(rel);
+    if (known && i + 1 < known.length) {
+      const line = await this.readLine(rel, known[i], known[i + 1] - 1);
+      if (line) return line;
+    }
+    const starts = await this.scanPack(rel);
+    if (i + 1 >= starts.length) throw new Error(`${rel} has no record ${i}`);
+    const line = await this.readLine(rel, starts[i], starts[i + 1] - 1);
+    if (!line) throw corruptError(rel); // changed between the scan and the read
+    return line;
+  }
+
+  /** Checks a pack against its sha256 and finds its line starts, without holding its bytes. */
+  private async scanPack(rel: string): Promise<Uint32Array> {
+    const e = this.entry(rel);
+    if (!e) throw new Error(`not in manifest: ${rel}`); // as readChecked: never a path the manifest does not list
+    if (this.corrupt.has(rel)) throw corruptError(rel);
+    const scan = await this.reader.scan!(this.base + rel);
+    if (scan.size !== e.size || scan.sha256 !== e.sha256) this.bad(rel, rel);
+    this.verified.set(rel, scan.sig);
+    this.lineStarts.set(rel, scan.starts);
+    return scan.starts;
+  }
+
+  /**
+   * Bytes [from, to) of a file verified before, or undefined (the caller reads and checks
+   * the whole file) when it changed since: no line of a changed file is served unchecked.
+   */
+  private async readLine(rel: string, from: number, to: number): Promise<Buffer | undefined> {
+    if (this.corrupt.has(rel)) throw corruptError(rel);
+    const sig = this.verified.get(rel);
+    return sig === undefined ? undefined : this.reader.range(this.base + rel, from, to, sig);
+  }
+
+  /** Records [offset, offset+limit) in list order: at most two packs for a page. */
+  async slice(ds: string, offset: number, limit: number): Promise<Buffer[]> {
+    const info = this.datasets.get(ds)!;
+    const end = Math.min(info.records, offset + limit);
+    const out: Buffer[] = [];
+    for (let o = offset; o < end; o++) out.push((await this.pack(ds, packOf(o)))[o % PACK_SIZE]);
+    return out;
+  }
+
+  private async keyEntry(ds: string, k: string): Promise<number | string[] | undefined> {
+    const info = this.datasets.get(ds)!;
+    const bucket = await this.json<Record<string, number | string[]>>(keyBucketPath(ds, bucketOf(k, info.key_buckets)));
+    return Object.hasOwn(bucket, k) ? bucket[k] : undefined;
+  }
+
+  /**
+   * Ordinal of the record with this id, or else of the unique record with this alias (any case).
+   * `foldedFirst` tries the case-folded key first: the same answer (an id owns its folded
+   * form unless two ids fold alike, and then the exact id is tried next), but a lookup by
+   * an alias in another case reads one key bucket, not two.
+   */
+  async lookup(ds: string, key: string, foldedFirst = false): Promise<number | undefined> {
+    for (const k of foldedFirst ? [aliasKey(key), key] : [key, aliasKey(key)]) {
+      const entry = await this.keyEntry(ds, k);
+      if (typeof entry === 'number') return entry;
+    }
+    return undefined;
+  }
+
+  /** The ids of the records that share this alias (any case), when several do; else undefined. */
+  async candidates(ds: string, key: string): Promise<string[] | undefined> {
+    const alias = await this.keyEntry(ds, aliasKey(key));
+    return Array.isArray(alias) ? alias : undefined;
+  }
+
+  /** Ordinals with this filter value, or undefined when the value does not occur. */
+  async filter(ds: string, param: string, value: string): Promise<number[] | undefined> {
+    const index = await this.json<Record<string, number[]>>(filterPath(ds, param));
+    return Object.hasOwn(index, value) ? index[value] : undefined;
+  }
+
+  async filterValues(ds: string, param: string): Promise<string[]> {
+    return Object.keys(await this.json<Record<string, number[]>>(filterPath(ds, param)));
+  }
+
+  /** A field's values in list order (numbers; dates as epoch ms), for bound, geo and expiry filters. */
+  column(ds: string, field: string): Promise<(number | null)[]> {
+    return this.json<(number | null)[]>(columnPath(ds, field));
+  }
+
+  /** Ordinals matching `q`, best first (see searchWithin for the bounds that apply). */
+  async search(ds: string, q: string): Promise<number[]> {
+    return (await this.searchWithin(ds, q)).ordinals;
+  }
+
+  /** The search run to completion at once (benches, tests). */
+  searchWithin(ds: string, q: string): Promise<SearchResult> {
+    return this.searching.search(ds, q, false);
+  }
+
+  /**
+   * The search for the server: the long part (ranking a broad query from its postings)
+   * gives the event loop back every SEARCH_SLICE_MS, so /healthz and other requests are
+   * answered while it runs.
+   */
+  searchAsync(ds: string, q: string): Promise<SearchResult> {
+    return this.searching.search(ds, q, true);
+  }
+
+  /** Loads the whole search indexes that fit in the cache (before listening, after a release switch). */
+  warmSearch(): Promise<void> {
+    return this.searching.warmSearch();
+  }
+
+  /** A file of this release's offline bundle (downloads), or undefined when there is none. */
+  bundleText(name: string): Promise<string | undefined> {
+    return this.reader.text(bundleBase(this.id) + name);
+  }
+}

@@ -1,0 +1,214 @@
+/**
+ * Search over a release's indexes (split out of server/release.ts, which owns the files
+ * and the cache): minisearch indexes, whole or split by word (pipeline/search-parts.ts),
+ * and the streamed datasets' word index (pipeline/term-index.ts), all within the cost
+ * bound of server/search-bounds.ts. Index files are read through the release (checked
+ * against the manifest) and held in its byte-budgeted cache, counted by indexHeapBytes.
+ */
+import MiniSearch, { type SearchOptions } from 'minisearch';
+import { searchPartPath, searchPath, termsPath } from '../../pipeline/paths.ts';
+import { partOf } from '../../pipeline/search-parts.ts';
+import { searchOptions, type DatasetInfo } from '../../pipeline/shards.ts';
+import { postings, searchWords, termPrefix, termSearchBounded, type TermShard } from '../../pipeline/term-index.ts';
+import type { FileEntry } from '../../pipeline/writer.ts';
+import {
+  runSync, runYielding, BOUNDED_MATCH, MAX_CANDIDATES, MAX_POSTINGS, MAX_RANKED_POSTINGS, MAX_TERM_POSTINGS, PREFIX_MIN_LETTERS, boundWords, deadline, fitBudget, type SearchResult,
+} from './search-bounds.ts';
+import { indexEntries, keepTypoPrefix, loadIndexSliced, matchRanked, searchSplit } from './search-index.ts';
+
+/**
+ * What a loaded minisearch index holds on the V8 heap. Measured with --expose-gc on 15
+ * whole indexes of the full release (heap growth of a load after GC; 4–139 MiB each, 4.6–11
+ * times the JSON's size): ~570 bytes per term, ~70 per document and ~4 per byte of the
+ * JSON fit every one within 5 % (rounded up here). The earlier 4 × JSON size counted places and aviation
+ * at 40 % of what they hold, so the cache held far more than ALMANAC_CACHE_MB.
+ */
+export const indexHeapBytes = (ms: MiniSearch, jsonLength: number) =>
+  // The documents it holds, not documentCount: a part of a split index keeps the whole
+  // shard's count for scoring but holds only the documents its words name.
+  600 * ms.termCount + 70 * (ms as unknown as { _documentIds: Map<number, number> })._documentIds.size + 4 * jsonLength;
+/** The smallest heap-to-JSON ratio measured: an index file is never smaller than this in memory. */
+const MIN_HEAP_RATIO = 4.5;
+
+/** What the search needs of its release: the datasets, checked file reads and the cache. */
+export interface ReleaseFiles {
+  datasets: Map<string, DatasetInfo>;
+  cache: { bytes: number; get(key: string): unknown; set(key: string, value: unknown, size: number): void };
+  budget: number;
+  entry(rel: string): FileEntry | undefined;
+  json<V>(rel: string): Promise<V>;
+  read(rel: string): Promise<Buffer>;
+  cached<V>(key: string, load: () => Promise<[V, number]>): Promise<V>;
+}
+
+/** Index files and term shards a search reads, loaded before it runs (every read is async; the search itself is not). */
+interface Held {
+  indexes: Map<string, MiniSearch>;
+  terms: Map<string, TermShard | undefined>;
+}
+
+export class ReleaseSearch {
+  constructor(private readonly r: ReleaseFiles) {}
+
+  /**
+   * Ordinals matching `q`, best first, within the cost bound of search/search-bounds.ts.
+   * The files it needs are read first; then the search runs, at once or (`yielding`, the
+   * server) giving the event loop back every SEARCH_SLICE_MS while it ranks a broad query.
+   */
+  async search(ds: string, q: string, yielding: boolean): Promise<SearchResult> {
+    const info = this.r.datasets.get(ds)!;
+    const held: Held = { indexes: new Map(), terms: new Map() };
+    if (info.search_kind === 'terms') {
+      for (const w of boundWords(q, searchWords).words) {
+        const prefix = termPrefix(w);
+        if (held.terms.has(prefix)) continue;
+        const rel = termsPath(ds, prefix);
+        held.terms.set(prefix, this.r.entry(rel) ? await this.r.json<TermShard>(rel) : undefined);
+      }
+    } else {
+      // The files this query reads: each shard's index, or the parts of its words. Held for
+      // the whole search, so an eviction by another request meanwhile cannot unload them.
+      const words = boundWords(q).words;
+      for (let n = 0; n < (info.search_shards ?? 1); n++) {
+        for (const file of [this.indexFile(info, n), ...words.map((w) => this.indexFile(info, n, w))]) {
+          if (!held.indexes.has(file.key)) held.indexes.set(file.key, await this.loadIndex(info, file));
+        }
+      }
+    }
+    const steps = this.searchSteps(ds, q, held);
+    return yielding ? runYielding(steps) : runSync(steps);
+  }
+
+  private loading = new Map<string, Promise<MiniSearch>>();
+
+  /**
+   * Loads every minisearch index while the cache has room, so no client waits for a cold
+   * index (the server calls it before listening and after a release switch).
+   */
+  async warmSearch(): Promise<void> {
+    // Whole (unsplit) indexes only: they are under PART_BYTES of JSON and load in
+    // milliseconds; a split index's parts load on first use in about as long.
+    const all = [...this.r.datasets.values()]
+      .filter((info) => info.search_fields?.length && info.search_kind !== 'terms')
+      .flatMap((info) => Array.from({ length: info.search_shards ?? 1 }, (_, n) => ({ info, file: this.indexFile(info, n) })))
+      .filter(({ file }) => !file.part)
+      .map((x) => ({ ...x, size: this.r.entry(x.file.rel)?.size ?? 0 }))
+      .sort((a, b) => b.size - a.size);
+    for (const { info, file, size } of all) {
+      // MIN_HEAP_RATIO first: an index that cannot fit is not loaded at all; one that
+      // turns out larger than the room left is loaded and dropped, never evicting those
+      // warmed before it.
+      if (size && this.r.cache.bytes + size * MIN_HEAP_RATIO <= this.r.budget) await this.loadIndex(info, file, true);
+    }
+  }
+
+  /** Shard n's index file for `word`: its part when the shard is split, else the whole file. */
+  private indexFile(info: DatasetInfo, n: number, word = '') {
+    const parts = info.search_parts?.[n] ?? 1;
+    if (parts <= 1) return { key: `s:${info.id}:${n}`, rel: searchPath(info.id, n), part: false };
+    const b = partOf(word, parts);
+    return { key: `s:${info.id}:${n}:${b}`, rel: searchPartPath(info.id, n, b), part: true };
+  }
+
+  /** An index file as a loaded MiniSearch: from the cache, else read and loaded in time slices (and cached). */
+  private async loadIndex(info: DatasetInfo, file: { key: string; rel: string }, onlyIfRoom = false): Promise<MiniSearch> {
+    const { key } = file;
+    const hit = this.r.cache.get(key) as MiniSearch | undefined;
+    if (hit !== undefined) return hit;
+    let p = this.loading.get(key);
+    if (!p) {
+      p = (async () => {
+        // Read past the cache: the JSON text is only needed to build the index, and
+        // cached it held as much again as the index file's size.
+        const text = (await this.r.read(file.rel)).toString('utf8');
+        const ms = keepTypoPrefix(await loadIndexSliced(text, searchOptions(info.search_fields, info.search_rank, info.search_tuning?.stopWords)));
+        const bytes = indexHeapBytes(ms, text.length);
+        if (!onlyIfRoom || this.r.cache.bytes + bytes <= this.r.budget) this.r.cache.set(key, ms, bytes);
+        return ms;
+      })().finally(() => this.loading.delete(key));
+      this.loading.set(key, p);
+    }
+    return p;
+  }
+
+  /**
+   * Ordinals matching `q`, best first, within the cost bound of server/search-bounds.ts;
+   * a sharded index is searched shard by shard and merged by score.
+   */
+  private *searchSteps(ds: string, q: string, held: Held): Generator<void, SearchResult> {
+    const info = this.r.datasets.get(ds)!;
+    const expired = deadline();
+    if (info.search_kind === 'terms') {
+      const capped = boundWords(q, searchWords);
+      const terms = (prefix: string) => held.terms.get(prefix);
+      const expands = (w: string) => w.length >= PREFIX_MIN_LETTERS;
+      const fit = fitBudget(capped.words, (w, expand) => postings(w, terms(termPrefix(w)) ?? [], expand && expands(w)).size, MAX_TERM_POSTINGS);
+      const narrow = new Set(fit.unexpanded);
+      const r = termSearchBounded(fit.keep, terms, { prefix: (w) => expands(w) && !narrow.has(w), maxCandidates: MAX_CANDIDATES, expired });
+      const ignored = [...capped.ignored, ...fit.ignored];
+      return { ordinals: r.ordinals, ignored, unexpanded: fit.unexpanded, partial: r.truncated || ignored.length > 0 || narrow.size > 0 };
+    }
+    const capped = boundWords(q);
+    // Per shard, the index that holds a word: the shard's whole index, or the word's part
+    // (all loaded before the search began).
+    const shards = Array.from({ length: info.search_shards ?? 1 }, (_, n) => (w: string) => {
+      const ms = held.indexes.get(this.indexFile(info, n, w).key);
+      if (!ms) throw new Error(`search of ${ds}: the index for '${w}' was not loaded first`);
+      return ms;
+    });
+    const fit = fitBudget(capped.words, (w, expand) => shards.reduce((n, msFor) => n + indexEntries(msFor(w), w, expand), 0), MAX_POSTINGS);
+    yield;
+    const ignored = [...capped.ignored, ...fit.ignored];
+    const narrow = new Set(fit.unexpanded);
+    let partial = ignored.length > 0 || narrow.size > 0;
+    if (fit.total > MAX_RANKED_POSTINGS) {
+      // Scores are small integers: each shard gives its ordinals per score in list order;
+      // several shards are merged per score.
+      const buckets = new Map<number, number[][]>();
+      for (const msFor of shards) {
+        const found = yield* matchRanked(msFor, fit.keep, narrow);
+        for (const [score, list] of found) (buckets.get(score) ?? buckets.set(score, []).get(score)!).push(list);
+      }
+      yield;
+      const ordinals: number[] = [];
+      for (const score of [...buckets.keys()].sort((a, b) => b - a)) {
+        const lists = buckets.get(score)!;
+        const merged = lists.length === 1 ? lists[0] : Array.from(Float64Array.from(lists.flat()).sort());
+        for (let i = 0; i < merged.length; i++) ordinals.push(merged[i]);
+        yield;
+      }
+      return { ordinals, ignored, unexpanded: fit.unexpanded, partial, ranked: false };
+    }
+    const all = [];
+    for (let n = 0; n < shards.length; n++) {
+      if (n && expired()) {
+        partial = true;
+        break;
+      }
+      all.push(...this.searchShard(info, n, shards[n], fit.keep, narrow));
+    }
+    const ordinals = shards.length === 1
+      ? all.map((r) => r.id as number)
+      : all.sort((a, b) => b.score - a.score || (a.id as number) - (b.id as number)).map((r) => r.id as number);
+    return { ordinals, ignored, unexpanded: fit.unexpanded, partial };
+  }
+
+  private searchShard(info: DatasetInfo, n: number, msFor: (w: string) => MiniSearch, words: string[], narrow: Set<string>): { id: number; score: number }[] {
+    const tuning = info.search_tuning;
+    const options: SearchOptions = {
+      // A dataset's own tuning (aviation: prefixes from 3 letters, one typo) narrows the bounds further.
+      prefix: (term) => BOUNDED_MATCH.prefix(term) && !narrow.has(term) && term.length >= (tuning?.prefixMinLength ?? 0),
+      fuzzy: (term) => (narrow.has(term) ? false : BOUNDED_MATCH.fuzzy(term)),
+      maxFuzzy: Math.min(BOUNDED_MATCH.maxFuzzy, tuning?.maxTypos ?? Infinity),
+      combineWith: 'AND',
+      ...(info.search_boost ? { boost: info.search_boost } : {}),
+      ...(info.search_rank ? { boostDocument: (_id, _term, stored) => 1 + Math.log10(1 + Number(stored?.__rank ?? 0)) } : {}),
+    };
+    const file = this.indexFile(info, n);
+    if (!file.part) return msFor('').search(words.join(' '), options) as { id: number; score: number }[];
+    // A split index: each word from its part (the index's processTerm first: stop words go).
+    const opts = searchOptions(info.search_fields, info.search_rank, info.search_tuning?.stopWords) as { processTerm?: (t: string) => string | null };
+    const terms = words.map((w) => (opts.processTerm ? opts.processTerm(w) : w.toLowerCase())).filter((t): t is string => !!t);
+    return searchSplit(msFor, terms, options);
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * Reading a loaded minisearch index directly, for the search cost bound
+ * (server/search-bounds.ts): how many index entries a word touches, and the ranking by
+ * match kind used when a query touches too many entries for minisearch to score. Both
+ * read minisearch's radix tree (`_index`) and id map (`_documentIds`), which it does not
+ * export as API: minisearch is pinned at 7.2.0, and test/hardening.test.ts checks the
+ * results against minisearch's own.
+ */
+import MiniSearch, { type SearchOptions } from 'minisearch';
+import { typoKeepsPrefix } from '../../pipeline/search-parts.ts';
+import { BOUNDED_MATCH, MAX_POSTINGS } from './search-bounds.ts';
+
+export type TermData = Map<number, Map<number, number>>;
+/** What one expanded word costs minisearch, in postings (measured with bench/worst-query.ts). */
+const TERM_COST = 20;
+/**
+ * Index entries (document postings, all fields) a word touches in a minisearch index,
+ * counted the way minisearch expands it: the word itself, its prefix matches, its typo
+ * matches. Reads minisearch's radix tree (`_index`), which it does not export as API;
+ * pinned minisearch 7.2.0, and test/hardening.test.ts checks the count against results.
+ */
+type RadixIndex = { get(t: string): TermData | undefined; atPrefix(t: string): Iterable<[string, TermData]>; fuzzyGet(t: string, d: number): Map<string, [TermData, number]> };
+const radix = (ms: MiniSearch) => (ms as unknown as { _index: RadixIndex })._index;
+
+/** Every indexed word `w` matches the way minisearch expands it, with its kind: 3 itself, 2 by prefix, 1 with a typo. */
+function* matchingTerms(index: RadixIndex, w: string, expand: boolean): Generator<[TermData, number]> {
+  if (!expand || !BOUNDED_MATCH.prefix(w)) {
+    const d = index.get(w);
+    if (d) yield [d, 3];
+    return;
+  }
+  for (const [t, d] of index.atPrefix(w)) yield [d, t === w ? 3 : 2];
+  const edits = BOUNDED_MATCH.fuzzy(w);
+  if (edits) for (const [t, [d]] of index.fuzzyGet(w, edits)) if (!t.startsWith(w)) yield [d, 1];
+}
+
+export function indexEntries(ms: MiniSearch, w: string, expand: boolean, limit = MAX_POSTINGS + 1): number {
+  let n = 0;
+  // Each matching word costs minisearch a pass of its own besides its postings. Stop
+  // counting once over the limit: counting a huge expansion must stay cheap too.
+  for (const [d] of matchingTerms(radix(ms), w, expand)) {
+    n += TERM_COST;
+    for (const docs of d.values()) n += docs.size;
+    if (n > limit) return n;
+  }
+  return n;
+}
+
+/**
+ * Per index, minisearch's internal id → the record's ordinal, and whether ordinals rise
+ * with internal ids (they do when records were added in list order). Built once per
+ * loaded index: a Map lookup per hit cost more than the match. Where every ordinal is its
+ * id plus one constant (records added in list order, none skipped) that constant is all
+ * that is kept, so a part of a split index (pipeline/search-parts.ts) does not carry a
+ * table the size of its whole shard.
+ */
+type Ordinals = { ord: Float64Array | null; base: number; rising: boolean; size: number };
+const ordinalTables = new WeakMap<MiniSearch, Ordinals>();
+function ordinalTable(ms: MiniSearch): Ordinals {
+  let t = ordinalTables.get(ms);
+  if (!t) {
+    const ids = (ms as unknown as { _documentIds: Map<number, number>; _nextId: number });
+    let base: number | null = null;
+    for (const [id, ordinal] of ids._documentIds) {
+      if (base === null) base = ordinal - id;
+      else if (ordinal - id !== base) {
+        base = null;
+        break;
+      }
+    }
+    if (base !== null) t = { ord: null, base, rising: true, size: ids._nextId };
+    else {
+      const ord = new Float64Array(ids._nextId).fill(-1);
+      for (const [id, ordinal] of ids._documentIds) ord[id] = ordinal;
+      let rising = true;
+      for (let i = 1, last = -1; i < ord.length && rising; i++) if (ord[i] >= 0) (rising = ord[i] > last), (last = ord[i]);
+      t = { ord, base: 0, rising, size: ids._nextId };
+    }
+    ordinalTables.set(ms, t);
+  }
+  return t;
+}
+
+/**
+ * The documents matching every word (AND), from the postings alone, ranked by match kind
+ * (whole word 3, prefix 2, typo 1, summed over the words), then list order: the term
+ * index's rule, at a fraction of minisearch's cost per entry. Returns the ordinals per
+ * score, each list ascending. Scores live in a byte per document (at most 8 words × 3),
+ * not a Map: a common word touches tens of thousands of documents (issue 14: holidays
+ * "day", 61k hits, went from 30–40 ms to a few ms).
+ */
+export function* matchRanked(msFor: (word: string) => MiniSearch, words: string[], narrow: Set<string>): Generator<void, Map<number, number[]>> {
+  // Rarest word first (by its counted entries), then each later word only filters the
+  // candidates: a lookup per posting, never a full map of a common word. A split index
+  // gives each word its own part, all numbering documents alike; every document left at
+  // the end has the rarest word, so that word's part knows all their ordinals.
+  const byCost = [...words].sort((a, b) => indexEntries(msFor(a), a, !narrow.has(a)) - indexEntries(msFor(b), b, !narrow.has(b)));
+  if (!byCost.length) return new Map();
+  const { ord, base, rising, size } = ordinalTable(msFor(byCost[0]));
+  let scores: Uint8Array | null = null;
+  let steps = 0;
+  for (const w of byCost) {
+    yield;
+    const next: Uint8Array = new Uint8Array(size);
+    let any = false;
+    for (const [d, mark] of matchingTerms(radix(msFor(w)), w, !narrow.has(w))) {
+      for (const byDoc of d.values()) {
+        for (const id of byDoc.keys()) {
+          // A pause point every 1024 postings; the driver decides whether to yield.
+          if ((++steps & 1023) === 0) yield;
+          const prev: number = scores === null ? 0 : scores[id];
+          if (scores !== null && prev === 0) continue;
+          if (next[id] < prev + mark) (next[id] = prev + mark), (any = true);
+        }
+      }
+    }
+    if (!any) return new Map();
+    scores = next;
+  }
+  const buckets = new Map<number, number[]>();
+  if (!scores) return buckets;
+  for (let id = 0; id < scores.length; id++) {
+    const score = scores[id];
+    if (score === 0) continue;
+    const o = ord ? ord[id] : id + base;
+    const list = buckets.get(score);
+    if (list) list.push(o);
+    else buckets.set(score, [o]);
+    if ((id & 16383) === 16383) yield;
+  }
+  if (!rising) for (const list of buckets.values()) list.sort((a, b) => a - b);
+  return buckets;
+}
+
+/**
+ * The typo rule of split indexes, applied to every loaded index so that split and whole
+ * ones answer alike: a typo match must start with the word's first TYPO_FREE_PREFIX
+ * letters (pipeline/search-parts.ts). Both minisearch's search and matchingTerms above
+ * find typo matches through the radix tree's fuzzyGet, so that is where it is applied.
+ */
+export function keepTypoPrefix(ms: MiniSearch): MiniSearch {
+  const index = radix(ms);
+  const fuzzyGet = index.fuzzyGet.bind(index);
+  index.fuzzyGet = (term, distance) => {
+    const found = fuzzyGet(term, distance);
+    for (const t of found.keys()) if (!typoKeepsPrefix(term, t)) found.delete(t);
+    return found;
+  };
+  return ms;
+}
+
+type RawResult = Map<number, { score: number; terms: string[] }>;
+type Internals = {
+  executeQuery(q: string, options: SearchOptions): RawResult;
+  combineResults(results: RawResult[], combineWith: string): RawResult;
+  _documentIds: Map<number, number>;
+};
+
+/**
+ * minisearch's search (AND of the words) over a split index: each word is looked up in
+ * its own part, then the per-word results are combined and finished exactly as
+ * MiniSearch#search does (sum of the words' scores × the number of query words matched,
+ * best first, ties in minisearch's order), so the answer equals the whole index's.
+ * `terms` are the query's words after the index's processTerm (stop words removed).
+ */
+export function searchSplit(msFor: (term: string) => MiniSearch, terms: string[], options: SearchOptions): { id: number; score: number }[] {
+  if (!terms.length) return [];
+  const raws = terms.map((t) => (msFor(t) as unknown as Internals).executeQuery(t, options));
+  const last = msFor(terms[terms.length - 1]) as unknown as Internals;
+  const combined = last.combineResults(raws, 'and');
+  const out: { id: number; score: number }[] = [];
+  for (const [shortId, r] of combined) out.push({ id: last._documentIds.get(shortId)!, score: r.score * (r.terms.length || 1) });
+  return out.sort((a, b) => b.score - a.score);
+}
+
+type Serialized = ReturnType<MiniSearch['toJSON']>;
+
+/**
+ * MiniSearch.loadJSON in time slices: the JSON is parsed at once (the largest part, ~3 MB,
+ * is a few tens of ms), the documents' maps are built as loadJS builds them, then the
+ * terms go into the radix tree with the event loop given back every `sliceMs`.
+ * minisearch's own loadJSONAsync waits a timer turn (≥ 1 ms) every 1,000 entries of every
+ * map, which made loading the largest part of a split index 3–4 times slower than loading
+ * it at once (226 against 68 ms for the KJV's `th…` part, machine loaded).
+ */
+export async function loadIndexSliced(text: string, options: ConstructorParameters<typeof MiniSearch>[0], sliceMs = 5): Promise<MiniSearch> {
+  const js = JSON.parse(text) as Serialized;
+  const ms = (MiniSearch as unknown as { loadJS(js: Serialized, o: typeof options): MiniSearch }).loadJS({ ...js, index: [] }, options);
+  const tree = (ms as unknown as { _index: { set(term: string, data: TermData): void } })._index;
+  let since = performance.now();
+  for (let i = 0; i < js.index.length; i++) {
+    const [term, byField] = js.index[i];
+    const data: TermData = new Map();
+    for (const fieldId of Object.keys(byField)) {
+      const docs = new Map<number, number>();
+      const entry = byField[fieldId];
+      for (const d of Object.keys(entry)) docs.set(parseInt(d, 10), entry[d]);
+      data.set(parseInt(fieldId, 10), docs);
+    }
+    tree.set(term, data);
+    if ((i & 63) === 63 && performance.now() - since > sliceMs) {
+      await new Promise((resolve) => setImmediate(resolve));
+      since = performance.now();
+    }
+  }
+  return ms;
+}
