@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LIB = path.join(root, 'lib');
 const STAMP = path.join(LIB, '.compiled');
-const DIRS = ['sources', 'pipeline', 'server', 'reader'];
+const DIRS = ['sources', 'pipeline', 'server', 'reader', 'edge'];
 /** Non-TypeScript files the compiled modules read relative to themselves. */
 const ASSET = /\.json$/;
 

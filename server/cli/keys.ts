@@ -14,6 +14,7 @@ import { KeyStore } from '../state/keys.ts';
 import { PLANS, isPlan, monthOf } from '../state/plans.ts';
 import { QuotaStore } from '../state/quota.ts';
 import * as T from '../state/transitions.ts';
+import { edgeTarget, pushKeys } from './edge-push.ts';
 
 const USAGE = `usage: npm run keys -- <command> [--by name]
   create --plan <${Object.keys(PLANS).join('|')}> [--label text]   a key in an account and project of its own (printed on the last line)
@@ -137,7 +138,18 @@ if (isMain(import.meta.url)) {
     void import('./redis.ts').then((m) => m.keysViaRedis(process.argv.slice(2))).then((code) => { process.exitCode = code; }, fail);
   } else {
     try {
+      const dir = stateDir();
+      const before = new KeyStore(dir).doc().rev;
       process.exitCode = runKeys(process.argv.slice(2));
+      // ALMANAC_EDGE_URL: a change reaches the edge before the command returns (a revoke applies there from the next request).
+      const edge = edgeTarget(process.env);
+      const after = new KeyStore(dir).doc();
+      if (edge && after.rev !== before) {
+        pushKeys(edge, after).then((r) => console.error(`keys: synced to the edge at ${edge.url} (${r.pushed} project slice(s) changed)`), (err) => {
+          console.error(`keys: the change is saved in ${dir} but did not reach the edge at ${edge.url}: ${err.message}; run npm run edge:sync`);
+          process.exitCode = 3;
+        });
+      }
     } catch (err) {
       fail(err as Error);
     }

@@ -18,6 +18,9 @@ import { STUDY_DATASET, type StudyRecord, type StudySummary } from '../../source
 import { ALIGNMENT_OF } from '../../sources/scripture/study/english.ts';
 import { STATUSES } from '../../sources/scripture/study/tokens.ts';
 import { fsRelease } from '../release/fs-reader.ts';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { edgeTarget, pushReviews } from './edge-push.ts';
 import { ReviewStore } from '../state/reviews.ts';
 import { layerTable, panelsOf } from '../api/v1/study-tokens.ts';
 
@@ -119,6 +122,15 @@ if (isMain(import.meta.url)) {
   if (process.env.ALMANAC_REDIS_URL) {
     void import('./redis.ts').then((m) => m.reviewViaRedis(process.argv.slice(2))).then((code) => { process.exitCode = code; }, fail);
   } else {
-    runReview(process.argv.slice(2)).then((code) => { process.exitCode = code; }, fail);
+    runReview(process.argv.slice(2)).then(async (code) => {
+      process.exitCode = code;
+      // ALMANAC_EDGE_URL: a decision reaches the edge before the command returns.
+      const edge = edgeTarget(process.env);
+      const file = path.join(stateDir(), 'reviews.json');
+      if (edge && code === 0 && ['verify', 'reject'].includes(process.argv[2]) && existsSync(file)) {
+        await pushReviews(edge, readFileSync(file, 'utf8'));
+        console.error(`review: synced to the edge at ${edge.url}`);
+      }
+    }, fail);
   }
 }

@@ -70,7 +70,9 @@ export class ReleaseSearch {
       // the whole search, so an eviction by another request meanwhile cannot unload them.
       const words = boundWords(q).words;
       for (let n = 0; n < (info.search_shards ?? 1); n++) {
-        for (const file of [this.indexFile(info, n), ...words.map((w) => this.indexFile(info, n, w))]) {
+        // A query with no words searches an unsplit shard's whole index, and no part of a split one.
+        const whole = this.indexFile(info, n);
+        for (const file of words.length ? words.map((w) => this.indexFile(info, n, w)) : whole.part ? [] : [whole]) {
           if (!held.indexes.has(file.key)) held.indexes.set(file.key, await this.loadIndex(info, file));
         }
       }

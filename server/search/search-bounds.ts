@@ -139,6 +139,10 @@ export async function runYielding<T>(steps: Generator<void, T>): Promise<T> {
 /** How many of the best-scored hits phraseFirst looks at: a constant, so the cost bound above holds. */
 export const PHRASE_WINDOW = 200;
 
+/** The hits whose text phraseFirst reads for `q` (none for a one-word query): the caller reads them first. */
+export const phraseWindow = (ordinals: number[], q: string): number[] =>
+  searchTokenize(q).length < 2 || ordinals.length < 2 ? [] : ordinals.slice(0, PHRASE_WINDOW);
+
 /**
  * Word order, for searches of running text (/api/v1/search; issue 13: KJV `In the
  * beginning` must find Gen 1:1 first, not verses that merely contain the three words).

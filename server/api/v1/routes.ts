@@ -18,7 +18,7 @@ import {
   MAX_RANGE_VERSES, V1, chapterLinks, findBook, findChapter, translation, verseItem, verseItems, verseOrdinal, verseRecord, type Translation,
 } from './text.ts';
 import { REF_EXAMPLES, requestedRange } from './references.ts';
-import { PHRASE_WINDOW, phraseFirst, searchMeta } from '../../search/search-bounds.ts';
+import { phraseFirst, phraseWindow, searchMeta } from '../../search/search-bounds.ts';
 import { BOOKS_REPLY, BOOK_REPLY, CHAPTER_REPLY, KEY_REPLY, RANGE_REPLY, SEARCH_REPLY, SOURCE_COVERAGE_REPLY, SOURCE_TEXTS_REPLY, TRANSLATIONS_REPLY, VERSE_REPLY } from './schemas.ts';
 import type { BookSummary } from '../../../sources/scripture/dataset.ts';
 import { STUDY_DATASET } from '../../../sources/scripture/study/dataset.ts';
@@ -224,7 +224,7 @@ export const V1_ROUTES: Route[] = [
       const found = await ctx.release.searchAsync(t.ds, String(ctx.query.q));
       // Phrase matches first (In the beginning → Gen 1:1), among a bounded window of hits
       // (their texts read first: phraseFirst itself reads nothing).
-      const window = found.ordinals.slice(0, PHRASE_WINDOW);
+      const window = phraseWindow(found.ordinals, String(ctx.query.q));
       const texts = new Map((await Promise.all(window.map((o) => verseRecord(ctx, t, o)))).map((r, i) => [window[i], r.text]));
       const hits = phraseFirst(found.ordinals, (o) => texts.get(o)!, String(ctx.query.q));
       const data = await Promise.all(hits.slice(offset, offset + limit).map((o) => verseItem(ctx, t, o)));

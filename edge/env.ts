@@ -1,0 +1,53 @@
+/**
+ * The Worker's bindings (edge/wrangler.jsonc) and the few Workers runtime types this code
+ * uses, written out here rather than pulling in @cloudflare/workers-types, whose globals
+ * clash with @types/node in one tsconfig. Only what edge/ calls is declared.
+ */
+
+/** The R2 bucket holding releases in the dist layout (`current`, `releases/<id>/…`, `bundles/<id>/…`). */
+export interface R2Bucket {
+  get(key: string, options?: { range?: { offset: number; length?: number }; onlyIf?: { etagMatches?: string } }): Promise<R2Object | null>;
+  head(key: string): Promise<{ size: number; etag: string; checksums?: { sha256?: ArrayBuffer } } | null>;
+  put(key: string, value: ReadableStream | ArrayBuffer | ArrayBufferView | string | null, options?: { sha256?: string; httpMetadata?: Record<string, string> }): Promise<{ etag: string; size: number } | null>;
+  list(options?: { prefix?: string; cursor?: string; limit?: number }): Promise<{ objects: { key: string; size: number }[]; truncated: boolean; cursor?: string }>;
+  delete(keys: string | string[]): Promise<void>;
+}
+export interface R2Object {
+  size: number;
+  etag: string;
+  body: ReadableStream;
+  arrayBuffer(): Promise<ArrayBuffer>;
+  text(): Promise<string>;
+}
+
+export interface KVNamespace {
+  get(key: string, options?: { type?: 'text'; cacheTtl?: number }): Promise<string | null>;
+  put(key: string, value: string): Promise<void>;
+}
+
+export interface DurableObjectId { toString(): string }
+export interface DurableObjectNamespace<T> {
+  idFromName(name: string): DurableObjectId;
+  get(id: DurableObjectId): T;
+}
+
+export interface ExecutionContext {
+  waitUntil(p: Promise<unknown>): void;
+}
+
+export interface Env {
+  /** Releases, in the dist layout. */
+  RELEASES: R2Bucket;
+  /** The key index (key hash → key record and meter) and the reviews document, written by the sync. */
+  KEYS: KVNamespace;
+  /** One Durable Object per project: its slice of the keys document, its counts and its burst bucket (edge/meter.ts). */
+  METER: DurableObjectNamespace<import('./meter.ts').MeterStub>;
+  /** Bearer token of the /_edge/ operator endpoints (publish, switch, sync); `wrangler secret put ADMIN_TOKEN`. */
+  ADMIN_TOKEN?: string;
+  /** Shard cache of an isolate, MiB (default 32; 128 MB is an isolate's whole memory). */
+  CACHE_MB?: string;
+  /** Composed bodies kept in an isolate, MiB (default 8; the Cache API holds the rest). */
+  RESPONSE_CACHE_MB?: string;
+  /** Seconds an isolate trusts its copy of the live pointer, the key index and the reviews (default 5). */
+  REFRESH_SECONDS?: string;
+}

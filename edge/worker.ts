@@ -1,0 +1,134 @@
+/**
+ * The Workers adapter: a `fetch` handler in front of the same app core as the Node server
+ * (server/core/app.ts). Per isolate it keeps the live release (read from R2, its pointer
+ * re-read every REFRESH_SECONDS), the core with its small in-memory caches, and the state
+ * (edge/state.ts: KV key index + one Durable Object per project). Composed bodies are
+ * also kept in the Cache API of the location, keyed by release id, staleness, path and
+ * query and the coding the client takes — never by key — so a popular record is read
+ * from R2 once per release and location, after its key was checked and counted.
+ *
+ * Operator endpoints (publish, switch, sync) are under /_edge/ (edge/admin.ts).
+ */
+import { createCore, type Core, type SharedBodies } from '../server/core/app.ts';
+import type { Coding } from '../server/http/encoding.ts';
+import { ApiError } from '../server/http/errors.ts';
+import type { CoreRequest, CoreResponse } from '../server/http/request.ts';
+import { Release, releaseBase } from '../server/release/release.ts';
+import { MANIFEST } from '../pipeline/paths.ts';
+import type { Manifest } from '../pipeline/writer.ts';
+import { admin } from './admin.ts';
+import type { Env, ExecutionContext } from './env.ts';
+import { R2Reader } from './r2-reader.ts';
+import { EdgeState } from './state.ts';
+
+export { Meter } from './meter.ts';
+
+declare const caches: { default: { match(r: Request): Promise<Response | undefined>; put(r: Request, res: Response): Promise<void> } };
+
+/** The Cache API under a name of its own (an origin nothing resolves), one entry per body and coding. */
+const CACHE_ORIGIN = 'https://almanac-bodies.invalid';
+const cacheRequest = (key: string, coding: Coding) => new Request(`${CACHE_ORIGIN}/${coding || 'identity'}/${encodeURIComponent(key)}`);
+
+/** Everything an isolate keeps between requests. */
+export class Isolate {
+  readonly reader: R2Reader;
+  readonly state: EdgeState;
+  readonly core: Core;
+  private release: Release | undefined;
+  private checked = 0;
+  private readonly refreshMs: number;
+  readonly stats = { cache_hits: 0, cache_misses: 0, cache_puts: 0 };
+
+  constructor(env: Env) {
+    this.refreshMs = Number(env.REFRESH_SECONDS ?? 5) * 1000;
+    this.reader = new R2Reader(env.RELEASES);
+    this.state = new EdgeState(env, this.refreshMs);
+    const stats = this.stats;
+    const shared: SharedBodies = {
+      async get(key, coding) {
+        const r = await caches.default.match(cacheRequest(key, coding));
+        if (!r) {
+          stats.cache_misses++;
+          return undefined;
+        }
+        stats.cache_hits++;
+        return { body: Buffer.from(await r.arrayBuffer()), coding: (r.headers.get('x-coding') ?? '') as Coding, hash: r.headers.get('x-hash') ?? '' };
+      },
+      async put(key, coding, e) {
+        stats.cache_puts++;
+        // The key names the release, so the entry never changes: a year, as immutable files.
+        await caches.default.put(cacheRequest(key, coding), new Response(e.body as unknown as BodyInit, {
+          headers: { 'cache-control': 'public, max-age=31536000, immutable', 'x-coding': e.coding, 'x-hash': e.hash },
+        }));
+      },
+    };
+    this.core = createCore({
+      release: () => this.current(env),
+      state: this.state,
+      log: (m) => console.error(m),
+      responseCacheBytes: Number(env.RESPONSE_CACHE_MB ?? 8) * 2 ** 20,
+      shared,
+    });
+  }
+
+  /** The live release: the one `current` names, re-read every REFRESH_SECONDS; a switch takes effect from then. */
+  async current(env: Env): Promise<Release> {
+    if (this.release && Date.now() - this.checked < this.refreshMs) return this.release;
+    const id = (await this.reader.text('current'))?.trim();
+    this.checked = Date.now();
+    if (!id) {
+      if (this.release) return this.release;
+      throw new ApiError('release_unavailable', 'no release has been published to this deployment yet (npm run release:publish)');
+    }
+    if (id !== this.release?.id) {
+      const text = await this.reader.text(releaseBase(id) + MANIFEST);
+      if (!text) throw new ApiError('release_unavailable', `release ${id} has no manifest in the bucket`, { release: id });
+      const manifest = JSON.parse(text) as Manifest;
+      const r = new Release(this.reader, { id, base: releaseBase(id), manifest, cacheBytes: Number(env.CACHE_MB ?? 32) * 2 ** 20 });
+      r.onCorrupt = (file) => console.error(`release ${id}: ${file} is not what its manifest says; it answers 503 release_corrupt`);
+      this.release = r;
+    }
+    return this.release;
+  }
+}
+
+let isolate: Isolate | undefined;
+
+/**
+ * A CoreResponse as a fetch Response (headers from the flat list; a stream passed
+ * through). Its bytes go out as the core made them (`encodeBody: "manual"`): the core
+ * already compressed what is worth it, in the coding the client takes, under that
+ * coding's ETag; left to itself the runtime would compress a br body a second time, and
+ * compress small bodies the core keeps identity.
+ */
+function toResponse(r: CoreResponse): Response {
+  const headers = new Headers();
+  for (let i = 0; i < r.headers.length; i += 2) headers.append(r.headers[i], r.headers[i + 1]);
+  const body = (r.stream as ReadableStream | undefined) ?? (r.body === undefined ? null : r.body);
+  return new Response(body as BodyInit | null, { status: r.status, headers, encodeBody: 'manual' } as ResponseInit);
+}
+
+/**
+ * The request as the core reads it. Cloudflare's front end rewrites Accept-Encoding
+ * before a Worker sees it (always "br, gzip" for clients that take either) and keeps what
+ * the client sent in `request.cf.clientAcceptEncoding`: the core negotiates on that, as
+ * the Node server does on the header, so both send the same representation.
+ */
+function coreRequest(request: Request, url: URL): CoreRequest {
+  const client = (request as Request & { cf?: { clientAcceptEncoding?: string } }).cf?.clientAcceptEncoding;
+  return {
+    method: request.method,
+    url: url.pathname + url.search,
+    header: (name) => (name === 'accept-encoding' && client !== undefined ? client || undefined : request.headers.get(name) ?? undefined),
+  };
+}
+
+export default {
+  async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+    const iso = (isolate ??= new Isolate(env));
+    const url = new URL(request.url);
+    const req = coreRequest(request, url);
+    if (url.pathname.startsWith('/_edge/')) return toResponse(await admin(request, req, env, iso));
+    return toResponse(await iso.core.handle(req, (p) => ctx.waitUntil(p)));
+  },
+};

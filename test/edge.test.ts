@@ -1,0 +1,281 @@
+/**
+ * The Worker (edge/), run in workerd from the npm registry (Miniflare: R2, KV, Durable
+ * Objects and the Cache API, no network), against the Node server on the same release:
+ * the same answers byte for byte, exact quotas across clients, revocation from the next
+ * request, no data without a key, and the Cache API sparing R2.
+ */
+import { writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startLocalEdge, type LocalEdge } from '../edge/local.ts';
+import { syncKeys } from '../edge/sync.ts';
+import { edgeCall } from '../server/cli/edge-push.ts';
+import { fsRelease } from '../server/release/fs-reader.ts';
+import { KeyStore } from '../server/state/keys.ts';
+import { monthOf } from '../server/state/plans.ts';
+import * as T from '../server/state/transitions.ts';
+import { sampleRequests, random, type Sampled } from './edge-urls.ts';
+import { cleanup, quiet, startServer, tempDir, type Running } from './helpers.ts';
+
+interface Raw { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }
+
+/** One request over node:http: the bytes as sent (no decompression), every header. */
+function raw(base: string, path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    const req = request(base + path, { method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const dist = inject('sharedDist');
+
+function credentials(s: Sampled, key: string): { path: string; headers: Record<string, string> } {
+  const sep = s.path.includes('?') ? '&' : '?';
+  switch (s.auth) {
+    case 'header': return { path: s.path, headers: { 'x-service-key': key } };
+    case 'bearer': return { path: s.path, headers: { authorization: `Bearer ${key}` } };
+    case 'query': return { path: `${s.path}${sep}key=${encodeURIComponent(key)}`, headers: {} };
+    case 'wrong': return { path: s.path, headers: { authorization: 'Bearer alm_not-a-key-of-this-deployment', 'x-service-key': 'alm_not-a-key-of-this-deployment' } };
+    default: return { path: s.path, headers: {} };
+  }
+}
+
+/** What must be equal between the two: the status, the bytes, and the headers a client or cache acts on. */
+function comparable(r: Raw, path: string) {
+  let body = r.body;
+  // /api/v1/key shows when the key was last counted, in seconds: the two count a moment apart.
+  if (path.startsWith('/api/v1/key') && r.status === 200 && !r.headers['content-encoding']) {
+    const j = JSON.parse(body.toString());
+    j.data.last_used = j.data.last_used ? 'a time' : null;
+    body = Buffer.from(JSON.stringify(j));
+  }
+  const remaining = /r=(\d+)/.exec(String(r.headers.ratelimit ?? ''))?.[1];
+  return {
+    status: r.status, body: body.toString('base64'),
+    headers: {
+      etag: r.headers.etag, 'content-encoding': r.headers['content-encoding'], 'content-type': r.headers['content-type'],
+      'cache-control': r.headers['cache-control'], vary: r.headers.vary, 'ratelimit-policy': r.headers['ratelimit-policy'],
+      'www-authenticate': r.headers['www-authenticate'], 'retry-after': r.headers['retry-after'], remaining,
+    },
+  };
+}
+
+describe('the Worker in workerd beside the Node server', () => {
+  let state: string;
+  let node: Running;
+  let edge: LocalEdge;
+  let key: string;
+
+  beforeAll(async () => {
+    state = tempDir('almanac-edge-');
+    node = await startServer(dist, state);
+    key = node.key('development');
+    edge = await startLocalEdge({ stateDir: state, dist, port: 0, log: quiet });
+  }, 300_000);
+  afterAll(async () => {
+    await edge?.close();
+    await node?.close();
+    cleanup(state);
+  });
+
+  it('gives the same status, body bytes and caching headers for 1,000 sampled requests (lists, lookups, searches, text, study, errors, 304s, br and gzip)', async () => {
+    const sample = await sampleRequests(fsRelease(dist));
+    expect(sample.length).toBeGreaterThanOrEqual(1000);
+    const rnd = random(7);
+    const seen = new Map<string, string>();
+    const kinds = { conditional: 0, notModified: 0, br: 0, gzip: 0, head: 0, problem: 0, errors: 0 };
+    const differ: string[] = [];
+    for (const s of sample) {
+      const { path, headers } = credentials(s, key);
+      const coding = rnd();
+      if (coding < 0.3) (headers['accept-encoding'] = 'br, gzip'), kinds.br++;
+      else if (coding < 0.45) (headers['accept-encoding'] = 'gzip'), kinds.gzip++;
+      if (rnd() < 0.05) (headers.accept = 'application/problem+json'), kinds.problem++;
+      const etag = seen.get(`${path} ${headers['accept-encoding'] ?? ''}`);
+      if (etag && rnd() < 0.5) (headers['if-none-match'] = etag), kinds.conditional++;
+      const method = rnd() < 0.03 ? 'HEAD' : 'GET';
+      if (method === 'HEAD') kinds.head++;
+      const a = await raw(node.base, path, headers, method);
+      const b = await raw(edge.url, path, headers, method);
+      if (a.status === 304) kinds.notModified++;
+      if (a.status >= 400) kinds.errors++;
+      if (typeof a.headers.etag === 'string') seen.set(`${path} ${headers['accept-encoding'] ?? ''}`, a.headers.etag);
+      const [x, y] = [comparable(a, path), comparable(b, path)];
+      try {
+        expect(y).toEqual(x);
+      } catch {
+        differ.push(`${method} ${path} ${JSON.stringify(headers)}: node ${a.status} ${a.body.subarray(0, 120)} | edge ${b.status} ${b.body.subarray(0, 120)}`);
+      }
+      expect(a.status, path).toBeLessThan(500);
+    }
+    if (differ.length) writeFileSync(path.join(tmpdir(), 'almanac-edge-differ.txt'), differ.join('\n'));
+    expect(differ.slice(0, 5), `${differ.length} of ${sample.length} differ`).toEqual([]);
+    // The sample holds each kind of request the test claims.
+    expect(kinds.notModified).toBeGreaterThan(20);
+    expect(kinds.br).toBeGreaterThan(200);
+    expect(kinds.errors).toBeGreaterThan(50);
+    expect(kinds.head).toBeGreaterThan(5);
+  }, 600_000);
+
+  it('answers no data without a key, on any route of either surface', async () => {
+    const sample = (await sampleRequests(fsRelease(dist))).slice(0, 400);
+    const publicPaths = /^\/(healthz|apis\/openapi\.json|api\/v1\/openapi|docs)(\?|$)/;
+    let refused = 0;
+    for (const s of sample) {
+      const r = await raw(edge.url, s.path);
+      if (publicPaths.test(s.path) || s.path === '/nothing-here') continue;
+      expect([401, 404].includes(r.status) && (r.status === 401 || !s.path.startsWith('/ap')), `${s.path}: ${r.status}`).toBe(true);
+      expect(r.body.toString()).toMatch(/"error"/);
+      refused++;
+    }
+    expect(refused).toBeGreaterThan(300);
+  }, 300_000);
+});
+
+describe('keys and quotas at the edge', () => {
+  let state: string;
+  let edge: LocalEdge;
+  let store: KeyStore;
+  beforeAll(async () => {
+    state = tempDir('almanac-edge-quota-');
+    store = new KeyStore(state, quiet);
+    edge = await startLocalEdge({ stateDir: state, dist, port: 0, log: quiet, bundled: true });
+  }, 300_000);
+  afterAll(async () => {
+    await edge?.close();
+    cleanup(state);
+  });
+
+  const get = (secret: string, path = '/apis/elements/Fe') => raw(edge.url, path, { 'x-service-key': secret });
+  /** A new key works once the isolate sees the new index in KV: at once, or after its once-a-second re-read. */
+  const until200 = async (secret: string) => {
+    for (const until = Date.now() + 5000; ;) {
+      const r = await get(secret);
+      if (r.status === 200 || Date.now() > until) return r.status;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  };
+  const meterOf = (secret: string) => {
+    const rec = store.verify(secret)!;
+    return store.doc().projects[rec.project!].meter ?? rec.id;
+  };
+
+  it('stops a basic key at exactly its monthly quota with two concurrent clients', async () => {
+    const { secret } = store.create('basic', 'quota test');
+    await syncKeys(edge, state);
+    expect(await until200(secret)).toBe(200);
+    // 25,000 a month: carry the month over to 40 short of it, then race two clients to the end.
+    await new Promise((res) => setTimeout(res, 1100)); // a full burst bucket
+    await edgeCall(edge, 'POST', '/_edge/usage', JSON.stringify({ meter: meterOf(secret), month: monthOf(Date.now()), used: 24_960 }), { 'content-type': 'application/json' });
+    const served: number[] = [0, 0];
+    const refusals = new Set<string>();
+    await Promise.all([0, 1].map(async (c) => {
+      for (;;) {
+        const r = await get(secret);
+        if (r.status === 200) served[c]++;
+        else {
+          const code = JSON.parse(r.body.toString()).error.code;
+          refusals.add(code);
+          if (code === 'monthly_quota_exceeded') return;
+          await new Promise((res) => setTimeout(res, 120)); // rate_limited: wait for the bucket
+        }
+      }
+    }));
+    expect(served[0] + served[1]).toBe(40);
+    expect(served[0]).toBeGreaterThan(0);
+    expect(served[1]).toBeGreaterThan(0);
+    const after = await get(secret);
+    expect(after.status).toBe(429);
+    expect(after.headers.ratelimit).toMatch(/^"monthly";r=0;t=\d+$/);
+    expect(JSON.parse(after.body.toString()).error.details).toMatchObject({ plan: 'basic', monthly_quota: 25_000, used: 25_000 });
+  }, 300_000);
+
+  it('answers a burst over the plan with 429 rate_limited, as the Node server does', async () => {
+    const { secret } = store.create('basic', 'burst test');
+    await syncKeys(edge, state);
+    expect(await until200(secret)).toBe(200);
+    await new Promise((res) => setTimeout(res, 1100)); // a full bucket again
+    const rs = await Promise.all(Array.from({ length: 30 }, () => get(secret)));
+    const limited = rs.filter((r) => r.status === 429);
+    expect(rs.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(10);
+    expect(limited.length).toBeGreaterThan(10);
+    const body = JSON.parse(limited[0].body.toString());
+    expect(body.error).toMatchObject({ code: 'rate_limited', details: { limit_per_second: 10 } });
+    expect(limited[0].headers['retry-after']).toBe('1');
+    expect(limited[0].headers.ratelimit).toBe('"burst";r=0;t=1');
+  }, 120_000);
+
+  it('refuses a revoked key and a cancelled subscription from the next request after the sync', async () => {
+    const a = store.create('standard', 'revoke test');
+    const b = store.create('standard', 'cancel test');
+    await syncKeys(edge, state);
+    expect(await until200(a.secret)).toBe(200);
+    expect(await until200(b.secret)).toBe(200);
+    store.setStatus(a.secret, 'revoked');
+    store.run((doc, tx) => T.cancel(doc, tx, { project: store.verify(b.secret)!.project!, now: true }));
+    await syncKeys(edge, state);
+    const ra = await get(a.secret);
+    expect([ra.status, JSON.parse(ra.body.toString()).error.code]).toEqual([401, 'invalid_key']);
+    for (const rb of [await get(b.secret), await raw(edge.url, '/api/v1/translations', { authorization: `Bearer ${b.secret}` })]) {
+      expect(rb.status).toBe(403);
+      expect(JSON.parse(rb.body.toString()).error.code).toBe('subscription_inactive');
+    }
+    // The other keys of the deployment are untouched.
+    const c = store.create('standard', 'still here');
+    await syncKeys(edge, state);
+    expect(await until200(c.secret)).toBe(200);
+  }, 120_000);
+});
+
+describe('the Cache API in front of R2', () => {
+  let state: string;
+  let edge: LocalEdge;
+  beforeAll(async () => {
+    state = tempDir('almanac-edge-cache-');
+    // No shard or body cache in the isolate: whatever spares R2 is the Cache API.
+    edge = await startLocalEdge({ stateDir: state, dist, port: 0, log: quiet, bundled: true, vars: { CACHE_MB: '0', RESPONSE_CACHE_MB: '0' } });
+  }, 300_000);
+  afterAll(async () => {
+    await edge?.close();
+    cleanup(state);
+  });
+
+  it('after a first pass, 10,000 requests over 100 URLs read R2 at most 100 times', async () => {
+    const key = new KeyStore(state, quiet).create('development', 'cache test').secret;
+    await syncKeys(edge, state);
+    // Bodies the core may keep (not study, reviews, usage or expiring alerts: those are composed per request).
+    const uncached = /\/(study|morphology)\/|source-coverage|\/api\/v1\/key|downloads|weather-alerts|^\/healthz|openapi|^\/docs/;
+    const paths: string[] = [];
+    for (const s of await sampleRequests(fsRelease(dist), 99)) {
+      if (paths.length === 100 || uncached.test(s.path) || paths.includes(s.path) || s.auth === 'query') continue;
+      const r = await raw(edge.url, s.path, { authorization: `Bearer ${key}`, 'accept-encoding': 'br' });
+      if (r.status === 200) paths.push(s.path);
+    }
+    expect(paths.length).toBe(100);
+    const stats = async () => (await edgeCall(edge, 'GET', '/_edge/stats')) as { r2_reads: number; cache_hits: number };
+    await new Promise((res) => setTimeout(res, 500)); // the first pass's cache writes (waitUntil) settle
+    const before = await stats();
+    let next = 0;
+    const statuses = new Map<number, number>();
+    await Promise.all(Array.from({ length: 8 }, async () => {
+      while (next < 10_000) {
+        const p = paths[next++ % 100];
+        const r = await raw(edge.url, p, { authorization: `Bearer ${key}`, 'accept-encoding': 'br' });
+        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+      }
+    }));
+    const after = await stats();
+    expect(statuses.get(200)).toBe(10_000);
+    console.log(`10,000 requests over 100 URLs: ${after.r2_reads - before.r2_reads} R2 reads, ${after.cache_hits - before.cache_hits} Cache API hits`);
+    expect(after.r2_reads - before.r2_reads).toBeLessThanOrEqual(100);
+    expect(after.cache_hits - before.cache_hits).toBeGreaterThanOrEqual(9_900);
+  }, 600_000);
+});
