@@ -7,6 +7,9 @@
  *   GET  /_edge/list?prefix=…&cursor=…   objects in the bucket (key, size), 1,000 a page
  *   PUT  /_edge/files/<path>             one file of a release or bundle; `X-Sha256` is
  *                                        checked by R2 itself (a mismatch is refused)
+ *   POST /_edge/multipart?path=…         a file too large for one request body (a bundle
+ *   PUT  /_edge/multipart?path=…&upload=…&part=n   archive): begin, send parts, then
+ *   POST /_edge/multipart?path=…&upload=…&done     complete with the parts' etags
  *   PUT  /_edge/current                  switch the live release (body: its id) once every
  *                                        file of its manifest is in the bucket with its size
  *   POST /_edge/keys                     the keys document: changed project slices to their
@@ -26,7 +29,14 @@ import type { KeyDoc } from '../server/state/accounts.ts';
 import type { Env } from './env.ts';
 import { keyIndex, sliceHash, slices } from './keys-doc.ts';
 import { KEY_INDEX, REVIEWS, SLICE_HASHES } from './state.ts';
-import type { Isolate } from './worker.ts';
+import type { Core } from '../server/core/app.ts';
+
+/** What the operator endpoints need of the isolate serving them. */
+export interface IsolateView {
+  core: Core;
+  /** R2 reads, Cache API hits and what the caches hold, since the isolate started. */
+  stats(): Record<string, unknown>;
+}
 
 /** Durable Object calls per sync request: well under a request's subrequest limit. */
 export const SLICES_PER_CALL = 200;
@@ -64,10 +74,12 @@ async function complete(env: Env, id: string, manifest: Manifest): Promise<strin
   return wrong;
 }
 
-export async function admin(request: Request, req: CoreRequest, env: Env, iso: Isolate): Promise<CoreResponse> {
+export async function admin(request: Request, req: CoreRequest, env: Env, iso: IsolateView): Promise<CoreResponse> {
   if (!authorized(req, env)) return iso.core.error(req, new ApiError('not_found', 'no endpoint at this path'));
   const url = new URL(request.url);
-  const route = `${request.method} ${url.pathname.startsWith('/_edge/files/') ? '/_edge/files/' : url.pathname}`;
+  const route = `${request.method} ${url.pathname.startsWith('/_edge/files/') ? '/_edge/files/' : url.pathname}${url.pathname === '/_edge/multipart' && url.searchParams.has('done') ? ' done' : ''}`;
+  const target = url.searchParams.get('path') ?? '';
+  if (url.pathname === '/_edge/multipart' && (!UPLOADABLE.test(target) || target.includes('..'))) return json(400, { error: `not a release or bundle path: ${target.slice(0, 200)}` });
   switch (route) {
     case 'GET /_edge/list': {
       const page = await env.RELEASES.list({ prefix: url.searchParams.get('prefix') ?? '', cursor: url.searchParams.get('cursor') ?? undefined });
@@ -79,6 +91,19 @@ export async function admin(request: Request, req: CoreRequest, env: Env, iso: I
       const sha256 = request.headers.get('x-sha256') ?? undefined;
       const put = await env.RELEASES.put(path, request.body, sha256 ? { sha256 } : undefined);
       return json(201, { path, size: put?.size });
+    }
+    case 'POST /_edge/multipart':
+      return json(200, { upload: (await env.RELEASES.createMultipartUpload(target)).uploadId });
+    case 'PUT /_edge/multipart': {
+      const part = Number(url.searchParams.get('part'));
+      if (!Number.isInteger(part) || part < 1 || !request.body) return json(400, { error: 'give part=<1…> and a body' });
+      const up = env.RELEASES.resumeMultipartUpload(target, url.searchParams.get('upload') ?? '');
+      return json(200, await up.uploadPart(part, request.body));
+    }
+    case 'POST /_edge/multipart done': {
+      const up = env.RELEASES.resumeMultipartUpload(target, url.searchParams.get('upload') ?? '');
+      const done = await up.complete((await request.json()) as { partNumber: number; etag: string }[]);
+      return json(201, { path: target, size: done.size });
     }
     case 'PUT /_edge/current': {
       const id = (await request.text()).trim();
@@ -119,7 +144,7 @@ export async function admin(request: Request, req: CoreRequest, env: Env, iso: I
       return json(200, u);
     }
     case 'GET /_edge/stats':
-      return json(200, { r2_reads: iso.reader.reads, ...iso.stats });
+      return json(200, iso.stats());
     default:
       return json(404, { error: `no operator endpoint ${route.slice(0, 100)}` });
   }

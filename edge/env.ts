@@ -4,6 +4,8 @@
  * clash with @types/node in one tsconfig. Only what edge/ calls is declared.
  */
 
+import type { MeterStub } from './rpc.ts';
+
 /** The R2 bucket holding releases in the dist layout (`current`, `releases/<id>/…`, `bundles/<id>/…`). */
 export interface R2Bucket {
   get(key: string, options?: { range?: { offset: number; length?: number }; onlyIf?: { etagMatches?: string } }): Promise<R2Object | null>;
@@ -11,6 +13,14 @@ export interface R2Bucket {
   put(key: string, value: ReadableStream | ArrayBuffer | ArrayBufferView | string | null, options?: { sha256?: string; httpMetadata?: Record<string, string> }): Promise<{ etag: string; size: number } | null>;
   list(options?: { prefix?: string; cursor?: string; limit?: number }): Promise<{ objects: { key: string; size: number }[]; truncated: boolean; cursor?: string }>;
   delete(keys: string | string[]): Promise<void>;
+  createMultipartUpload(key: string): Promise<R2MultipartUpload>;
+  resumeMultipartUpload(key: string, uploadId: string): R2MultipartUpload;
+}
+export interface R2MultipartUpload {
+  uploadId: string;
+  uploadPart(partNumber: number, value: ReadableStream | ArrayBuffer | ArrayBufferView | string): Promise<{ partNumber: number; etag: string }>;
+  complete(parts: { partNumber: number; etag: string }[]): Promise<{ size: number; etag: string }>;
+  abort(): Promise<void>;
 }
 export interface R2Object {
   size: number;
@@ -41,13 +51,15 @@ export interface Env {
   /** The key index (key hash → key record and meter) and the reviews document, written by the sync. */
   KEYS: KVNamespace;
   /** One Durable Object per project: its slice of the keys document, its counts and its burst bucket (edge/meter.ts). */
-  METER: DurableObjectNamespace<import('./meter.ts').MeterStub>;
+  METER: DurableObjectNamespace<MeterStub>;
   /** Bearer token of the /_edge/ operator endpoints (publish, switch, sync); `wrangler secret put ADMIN_TOKEN`. */
   ADMIN_TOKEN?: string;
   /** Shard cache of an isolate, MiB (default 32; 128 MB is an isolate's whole memory). */
   CACHE_MB?: string;
   /** Composed bodies kept in an isolate, MiB (default 8; the Cache API holds the rest). */
   RESPONSE_CACHE_MB?: string;
+  /** Serialized study panels kept in an isolate, MiB (default 8). */
+  STUDY_CACHE_MB?: string;
   /** Seconds an isolate trusts its copy of the live pointer, the key index and the reviews (default 5). */
   REFRESH_SECONDS?: string;
 }

@@ -34,6 +34,10 @@ export interface LocalEdgeOptions {
   vars?: Record<string, string>;
   /** Skip bundling when the bundle exists (tests bundle once). */
   bundled?: boolean;
+  /** false: do not publish dist's live release at start (the caller publishes). */
+  publish?: boolean;
+  /** A port for workerd's V8 inspector (bench/edge.ts reads the isolate's heap through it). */
+  inspectorPort?: number;
   log?: (m: string) => void;
 }
 
@@ -71,13 +75,14 @@ export async function startLocalEdge(o: LocalEdgeOptions): Promise<LocalEdge> {
     // simulated Cloudflare front end; the Worker is served straight from workerd's socket,
     // so what a client receives is what the runtime sends.
     port: 0,
+    ...(o.inspectorPort ? { inspectorPort: o.inspectorPort } : {}),
     unsafeDirectSockets: [{ host: o.host ?? '127.0.0.1', port: o.port ?? 8787, proxy: false }],
   });
   await mf.ready;
   const url = (await mf.unsafeGetDirectURL()).toString().replace(/\/$/, '');
   const edge: LocalEdge = { url, token, mf, close: () => mf.dispose() };
   const dist = o.dist ?? distDir();
-  if (currentId(dist)) await publishRelease({ ...edge, dist, log });
+  if (o.publish !== false && currentId(dist)) await publishRelease({ ...edge, dist, log });
   await syncKeys(edge, o.stateDir);
   await syncReviews(edge, o.stateDir);
   return edge;

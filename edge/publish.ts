@@ -9,7 +9,7 @@
  * ADMIN_TOKEN secret); locally, `npm run edge` publishes by itself.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { isMain } from '../pipeline/cli.ts';
@@ -18,8 +18,13 @@ import type { Manifest } from '../pipeline/writer.ts';
 import { currentId } from '../server/release/fs-reader.ts';
 import { edgeCall, type EdgeTarget } from '../server/cli/edge-push.ts';
 
-/** Files a Worker's request body may carry (Cloudflare's limit is 100 MB on most plans). */
+/**
+ * Files up to this size go up in one request; larger ones (bundle archives) in parts of
+ * PART_BYTES: Cloudflare refuses request bodies over 100 MB on most plans, and R2 wants
+ * every part but the last to be at least 5 MiB.
+ */
 export const MAX_UPLOAD_BYTES = 95 * 2 ** 20;
+export const PART_BYTES = 64 * 2 ** 20;
 
 /** Every object under `prefix` in the bucket, with its size. */
 async function listed(t: EdgeTarget, prefix: string): Promise<Map<string, number>> {
@@ -35,7 +40,7 @@ async function listed(t: EdgeTarget, prefix: string): Promise<Map<string, number
 
 export interface Published { id: string; uploaded: number; skipped: number; bytes: number; seconds: number; previous: string | null; switched: boolean }
 
-export async function publishRelease(o: EdgeTarget & { dist: string; id?: string; concurrency?: number; switch?: boolean; log?: (m: string) => void }): Promise<Published> {
+export async function publishRelease(o: EdgeTarget & { dist: string; id?: string; concurrency?: number; switch?: boolean; log?: (m: string) => void; maxSingle?: number }): Promise<Published> {
   const started = performance.now();
   const log = o.log ?? ((m: string) => console.log(m));
   const id = o.id ?? currentId(o.dist);
@@ -58,15 +63,32 @@ export async function publishRelease(o: EdgeTarget & { dist: string; id?: string
   const have = new Map([...await listed(o, `releases/${id}/`), ...await listed(o, `bundles/${id}/`)]);
   const todo = files.filter(([key, , size]) => have.get(key) !== size);
   const last = todo.at(-1)?.[0] === `releases/${id}/${MANIFEST}` ? todo.pop() : undefined;
-  const tooBig = todo.find(([, , size]) => size > MAX_UPLOAD_BYTES);
-  if (tooBig) throw new Error(`${tooBig[1]} is ${tooBig[2]} bytes, over the ${MAX_UPLOAD_BYTES} a Worker request may carry; upload it with \`wrangler r2 object put\` and run this again`);
   log(`publish ${id} to ${o.url}: ${todo.length + (last ? 1 : 0)} of ${files.length} files to upload`);
   let bytes = 0;
-  const put = async ([key, file, , sha]: (typeof files)[number]) => {
+  const put = async ([key, file, size, sha]: (typeof files)[number]) => {
+    if (size > (o.maxSingle ?? MAX_UPLOAD_BYTES)) return putParts(key, file, size);
     const body = readFileSync(file);
     const sha256 = sha ?? createHash('sha256').update(body).digest('hex');
     await edgeCall(o, 'PUT', `/_edge/files/${key.split('/').map(encodeURIComponent).join('/')}`, body, { 'x-sha256': sha256, 'content-type': 'application/octet-stream' });
     bytes += body.length;
+  };
+  /** A large file in parts (its sha256 is in the bundle's SHA256SUMS, which clients check). */
+  const putParts = async (key: string, file: string, size: number) => {
+    const q = `path=${encodeURIComponent(key)}`;
+    const { upload } = await edgeCall(o, 'POST', `/_edge/multipart?${q}`);
+    const parts: { partNumber: number; etag: string }[] = [];
+    const fd = openSync(file, 'r');
+    try {
+      for (let n = 1, at = 0; at < size; n++, at += PART_BYTES) {
+        const chunk = Buffer.alloc(Math.min(PART_BYTES, size - at));
+        readSync(fd, chunk, 0, chunk.length, at);
+        parts.push(await edgeCall(o, 'PUT', `/_edge/multipart?${q}&upload=${encodeURIComponent(upload)}&part=${n}`, chunk, { 'content-type': 'application/octet-stream' }));
+        bytes += chunk.length;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    await edgeCall(o, 'POST', `/_edge/multipart?${q}&upload=${encodeURIComponent(upload)}&done`, JSON.stringify(parts), { 'content-type': 'application/json' });
   };
   let next = 0;
   await Promise.all(Array.from({ length: o.concurrency ?? 8 }, async () => {

@@ -18,7 +18,7 @@ import type { ChargeMode, Charged } from '../server/state/limits.ts';
 import type { ReviewFile, ReviewView } from '../server/state/reviews.ts';
 import type { Env } from './env.ts';
 import type { IndexEntry } from './keys-doc.ts';
-import { fromWire, isWire, type MeterStub } from './meter.ts';
+import { fromWire, isWire, type MeterStub } from './rpc.ts';
 
 export const KEY_INDEX = 'keys/index';
 export const SLICE_HASHES = 'keys/slice-hashes';

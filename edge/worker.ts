@@ -16,7 +16,8 @@ import type { CoreRequest, CoreResponse } from '../server/http/request.ts';
 import { Release, releaseBase } from '../server/release/release.ts';
 import { MANIFEST } from '../pipeline/paths.ts';
 import type { Manifest } from '../pipeline/writer.ts';
-import { admin } from './admin.ts';
+import { studyCacheBytes } from '../server/api/v1/study.ts';
+import { admin, type IsolateView } from './admin.ts';
 import type { Env, ExecutionContext } from './env.ts';
 import { R2Reader } from './r2-reader.ts';
 import { EdgeState } from './state.ts';
@@ -30,20 +31,21 @@ const CACHE_ORIGIN = 'https://almanac-bodies.invalid';
 const cacheRequest = (key: string, coding: Coding) => new Request(`${CACHE_ORIGIN}/${coding || 'identity'}/${encodeURIComponent(key)}`);
 
 /** Everything an isolate keeps between requests. */
-export class Isolate {
+export class Isolate implements IsolateView {
   readonly reader: R2Reader;
   readonly state: EdgeState;
   readonly core: Core;
   private release: Release | undefined;
   private checked = 0;
   private readonly refreshMs: number;
-  readonly stats = { cache_hits: 0, cache_misses: 0, cache_puts: 0 };
+  private readonly cache = { cache_hits: 0, cache_misses: 0, cache_puts: 0 };
 
   constructor(env: Env) {
     this.refreshMs = Number(env.REFRESH_SECONDS ?? 5) * 1000;
     this.reader = new R2Reader(env.RELEASES);
+    studyCacheBytes(Number(env.STUDY_CACHE_MB ?? 8) * 2 ** 20);
     this.state = new EdgeState(env, this.refreshMs);
-    const stats = this.stats;
+    const stats = this.cache;
     const shared: SharedBodies = {
       async get(key, coding) {
         const r = await caches.default.match(cacheRequest(key, coding));
@@ -69,6 +71,11 @@ export class Isolate {
       responseCacheBytes: Number(env.RESPONSE_CACHE_MB ?? 8) * 2 ** 20,
       shared,
     });
+  }
+
+  /** The operator's /_edge/stats: R2 reads, Cache API use and what the shard cache holds. */
+  stats() {
+    return { r2_reads: this.reader.reads, ...this.cache, shard_cache_bytes: this.release?.cacheStats().bytes ?? 0, release: this.release?.id ?? null };
   }
 
   /** The live release: the one `current` names, re-read every REFRESH_SECONDS; a switch takes effect from then. */

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../pipeline/paths.ts';
 import { createApp, type App } from '../server/node/server.ts';
-import { runKeys } from '../server/cli/keys.ts';
+import { runKeys } from '../server/cli/keys-commands.ts';
 import { readAudit } from '../server/state/audit.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import { PLANS, nextMonthStart, planTableRows } from '../server/state/plans.ts';

@@ -12,6 +12,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startLocalEdge, type LocalEdge } from '../edge/local.ts';
 import { syncKeys } from '../edge/sync.ts';
 import { edgeCall } from '../server/cli/edge-push.ts';
+import { publishRelease } from '../edge/publish.ts';
+import { build } from '../server/cli/build.ts';
+import { writeBundle } from '../pipeline/bundle.ts';
+import elements from '../sources/elements.ts';
 import { fsRelease } from '../server/release/fs-reader.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import { monthOf } from '../server/state/plans.ts';
@@ -278,4 +282,43 @@ describe('the Cache API in front of R2', () => {
     expect(after.r2_reads - before.r2_reads).toBeLessThanOrEqual(100);
     expect(after.cache_hits - before.cache_hits).toBeGreaterThanOrEqual(9_900);
   }, 600_000);
+});
+
+describe('downloads at the edge', () => {
+  let work: string;
+  let edge: LocalEdge;
+  let node: Running;
+  beforeAll(async () => {
+    work = tempDir('almanac-edge-bundle-');
+    const small = path.join(work, 'dist');
+    await build({ env: { ALMANAC_DIST: small, ALMANAC_CACHE: path.join(work, 'cache') }, sources: [elements], log: quiet });
+    await writeBundle({ env: { ALMANAC_DIST: small }, log: quiet });
+    node = await startServer(small, path.join(work, 'state'));
+    edge = await startLocalEdge({ stateDir: path.join(work, 'state'), dist: small, publish: false, port: 0, log: quiet, bundled: true });
+    // Every bundle file over 1 KiB goes up in parts, as a large archive would.
+    await publishRelease({ ...edge, dist: small, log: quiet, maxSingle: 1024 });
+  }, 300_000);
+  afterAll(async () => {
+    await edge?.close();
+    await node?.close();
+    cleanup(work);
+  });
+
+  it('lists and serves the bundle (published in parts) as the Node server does, with Range', async () => {
+    const key = node.key('development');
+    await syncKeys(edge, path.join(work, 'state'));
+    const list = await raw(edge.url, '/apis/downloads', { 'x-service-key': key });
+    expect(list.body.equals((await raw(node.base, '/apis/downloads', { 'x-service-key': key })).body)).toBe(true);
+    const files = JSON.parse(list.body.toString()).data as { file: string; size: number }[];
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) {
+      const whole = await raw(edge.url, `/apis/downloads/${f.file}`, { 'x-service-key': key });
+      expect(whole.status).toBe(200);
+      expect(whole.body.equals((await raw(node.base, `/apis/downloads/${f.file}`, { 'x-service-key': key })).body)).toBe(true);
+      expect(whole.body.length).toBe(f.size);
+      const part = await raw(edge.url, `/apis/downloads/${f.file}`, { 'x-service-key': key, range: 'bytes=10-19' });
+      expect([part.status, part.headers['content-range']]).toEqual([206, `bytes 10-19/${f.size}`]);
+      expect(part.body.equals(whole.body.subarray(10, 20))).toBe(true);
+    }
+  }, 120_000);
 });

@@ -11,7 +11,7 @@ import { build } from '../server/cli/build.ts';
 import { packPath, releaseDir } from '../pipeline/paths.ts';
 import { readCurrent } from '../pipeline/writer.ts';
 import { createApp } from '../server/node/server.ts';
-import { runKeys } from '../server/cli/keys.ts';
+import { runKeys } from '../server/cli/keys-commands.ts';
 import type { Release } from '../server/release/release.ts';
 import { fsRelease } from '../server/release/fs-reader.ts';
 import { MAX_RANKED_POSTINGS, MAX_SEARCH_WORDS, fitBudget, runSync } from '../server/search/search-bounds.ts';

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../pipeline/paths.ts';
-import { runKeys } from '../server/cli/keys.ts';
+import { runKeys } from '../server/cli/keys-commands.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import { cleanup, startServer, tempDir, type Running } from './helpers.ts';
 

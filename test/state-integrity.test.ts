@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../pipeline/paths.ts';
 import { createApp } from '../server/node/server.ts';
-import { runKeys } from '../server/cli/keys.ts';
+import { runKeys } from '../server/cli/keys-commands.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import { tryLock } from '../server/state/lock.ts';
 import { monthOf } from '../server/state/plans.ts';

@@ -13,7 +13,7 @@ import { STUDY_DATASET, type StudyRecord, type StudySummary } from '../sources/s
 import type { StoredPanel } from '../sources/scripture/study/tokens.ts';
 import type { Release } from '../server/release/release.ts';
 import { fsRelease } from '../server/release/fs-reader.ts';
-import { runReview } from '../server/cli/review.ts';
+import { runReview } from '../server/cli/review-commands.ts';
 import { ReviewStore } from '../server/state/reviews.ts';
 import { layerTable, panelsJson, panelsOf, type StudyFilters } from '../server/api/v1/study-tokens.ts';
 import { cleanup, startServer, tempDir, type Running } from './helpers.ts';

@@ -8,8 +8,8 @@
  */
 import { userInfo } from 'node:os';
 import { stateDir } from '../../pipeline/paths.ts';
-import { runKeys } from './keys.ts';
-import { runReview } from './review.ts';
+import { runKeys } from './keys-commands.ts';
+import { runReview } from './review-commands.ts';
 import type { AuditEvent, KeyDoc } from '../state/accounts.ts';
 import { monthOf } from '../state/plans.ts';
 import { KeyStore } from '../state/keys.ts';

@@ -13,7 +13,7 @@ import { V1_ROUTES } from '../api/v1/routes.ts';
 
 export interface Surface {
   owns(path: string): boolean;
-  router: Router;
+  router: Router<Route>;
   credentials?: CredentialRules;
   notFound(path: string): ApiError;
 }

@@ -4,18 +4,23 @@
  * (`search`, `convert`) always wins over a path parameter. Literals match in any case.
  */
 import { ApiError } from './errors.ts';
-import type { Route } from '../api/routes.ts';
 
-interface Compiled {
-  route: Route;
+/** What the router needs of a route (api/routes.ts Route): its path template and its parameters' names. */
+export interface Routable {
+  path: string;
+  pathParams: { name: string }[];
+}
+
+interface Compiled<R> {
+  route: R;
   segments: (string | null)[];
 }
 
-export class Router {
-  private exact = new Map<string, Route>();
-  private patterns: Compiled[] = [];
+export class Router<R extends Routable> {
+  private exact = new Map<string, R>();
+  private patterns: Compiled<R>[] = [];
 
-  constructor(routes: Route[]) {
+  constructor(routes: R[]) {
     for (const route of routes) {
       const segments = route.path.split('/').slice(1).map((s) => (s.startsWith('{') ? null : s));
       if (segments.every((s) => s !== null)) this.exact.set(route.path, route);
@@ -26,7 +31,7 @@ export class Router {
   }
 
   /** Route and decoded path parameters; null when nothing matches. */
-  match(rawPath: string): { route: Route; params: Record<string, string> } | null {
+  match(rawPath: string): { route: R; params: Record<string, string> } | null {
     // Literal segments match in any case (/apis/units/SEARCH is the search endpoint, never
     // unit "SEARCH"); parameter values keep theirs.
     const exact = this.exact.get(rawPath) ?? this.exact.get(rawPath.toLowerCase());

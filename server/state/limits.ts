@@ -9,7 +9,14 @@
 import { ApiError } from '../http/errors.ts';
 import { MONTHLY_WINDOW_SECONDS, PLANS, monthOf, secondsToMonthEnd } from './plans.ts';
 import type { KeyRecord } from './keys.ts';
-import type { QuotaStore } from './quota.ts';
+
+/** Where the counts live (state/quota.ts QuotaStore; the edge's meter): read a month's count, count a batch. */
+export interface Counts {
+  usedIn(id: string, month: string): number;
+  lastUsed(id: string): number | undefined;
+  /** Counts every id once; throws StateWriteError when the count could not be written (nothing counted). */
+  countMany(ids: readonly string[], nowMs?: number, month?: string): void;
+}
 
 /** A count could not be written: the request is not counted (answered 503 state_unavailable). */
 export class StateWriteError extends Error {}
@@ -42,7 +49,7 @@ export class Limits implements Charger {
   // Month and reset time change once a second at most; don't recompute them (or the
   // RateLimit-Policy strings built from them) per request.
   private clock = { second: -1, month: '', reset: 0, policy: new Map<string, string>() };
-  constructor(private quota: Pick<QuotaStore, 'usedIn' | 'lastUsed' | 'countMany'>) {}
+  constructor(private quota: Counts) {}
 
   private tick(now: number) {
     const second = Math.floor(now / 1000);

@@ -101,7 +101,11 @@ export interface StudyVerse { ord: number; reference: string; panels: Buffer; co
  * Expanding a verse's tuples into token objects and serializing them is most of a study
  * request's work; a review changes the version, so a cached panel never hides one.
  */
-const panelCache = new Lru<[Buffer, number, string]>(Number(process.env.ALMANAC_STUDY_CACHE_MB ?? 64) * 2 ** 20);
+let panelCache = new Lru<[Buffer, number, string]>(Number(process.env.ALMANAC_STUDY_CACHE_MB ?? 64) * 2 ** 20);
+/** Sets the panel cache's budget (the Worker keeps it small: an isolate has 128 MB in all). */
+export function studyCacheBytes(bytes: number) {
+  panelCache = new Lru(bytes);
+}
 
 async function studyOf(ctx: Ctx, t: Translation, ords: number[]): Promise<StudyVerse[]> {
   const { summary } = studyInfo(ctx);
