@@ -21,6 +21,9 @@ import { KeyStore } from '../server/state/keys.ts';
 import { monthOf } from '../server/state/plans.ts';
 import * as T from '../server/state/transitions.ts';
 import { sampleRequests, random, type Sampled } from './edge-urls.ts';
+import fc from 'fast-check';
+import { SOURCES } from '../sources/index.ts';
+import { hostileRequests, sendAll } from './hostile-requests.ts';
 import { cleanup, quiet, startServer, tempDir, type Running } from './helpers.ts';
 
 interface Raw { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }
@@ -128,6 +131,19 @@ describe('the Worker in workerd beside the Node server', () => {
     expect(kinds.errors).toBeGreaterThan(50);
     expect(kinds.head).toBeGreaterThan(5);
   }, 600_000);
+
+  it('answers 3,000 generated hostile requests with no 5xx and the envelope on every error', async () => {
+    const other = node.key('development');
+    await syncKeys(edge, state);
+    const reqs = fc.sample(hostileRequests(key, other), { seed: 20261126, numRuns: 3000 });
+    const absent = SOURCES.map((x) => x.id).filter((id) => !fsRelease(dist).datasets.has(id));
+    const out = await sendAll(edge.url, reqs, 8, absent);
+    const sent = out.filter((o) => o.status !== -1);
+    expect(sent.length).toBeGreaterThan(3000 * 0.95);
+    expect(sent.filter((o) => o.fault).map((o) => `${o.req.method} ${o.req.path.slice(0, 150)} → ${o.fault}`).slice(0, 10)).toEqual([]);
+    const statuses = new Set(sent.map((o) => o.status));
+    for (const st of [200, 400, 401, 403, 404, 405]) expect(statuses, `status ${st}`).toContain(st);
+  }, 300_000);
 
   it('answers no data without a key, on any route of either surface', async () => {
     const sample = (await sampleRequests(fsRelease(dist))).slice(0, 400);

@@ -369,7 +369,8 @@ for (let i = 0; ; i++) await keysViaRedis(['create', '--plan', 'basic', '--label
     try {
       await reviewsDoc(c).change((d) => ({ next: withDecision(d, 'oshb-hebrew:gen.1.1:1', 'verified', 'checked', 'tester').next, result: undefined }));
       const t0 = Date.now();
-      while (!mb.reviews.get('oshb-hebrew:gen.1.1:1') && Date.now() - t0 < POLL_MS + 2000) await sleep(10);
+      // Each machine hears of the write on its own (a message, else its poll): wait for both.
+      while (!(mb.reviews.get('oshb-hebrew:gen.1.1:1') && ma.reviews.get('oshb-hebrew:gen.1.1:1')) && Date.now() - t0 < POLL_MS + 2000) await sleep(10);
       // What the study routes read for machine b's state folder.
       expect(reviewsIn(b).get('oshb-hebrew:gen.1.1:1')).toMatchObject({ decision: 'verified', note: 'checked', reviewer: 'tester' });
       expect(ma.reviews.get('oshb-hebrew:gen.1.1:1')?.decision).toBe('verified');
