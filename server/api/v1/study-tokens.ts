@@ -6,10 +6,7 @@
 import type { StudyRecord, StudySummary } from '../../../sources/scripture/study/dataset.ts';
 import { ALIGNMENT_OF } from '../../../sources/scripture/study/english.ts';
 import type { LayerMeta } from '../../../sources/scripture/study/layer.ts';
-import { decodeMorphGnt } from '../../../sources/scripture/study/morph-morphgnt.ts';
-import { decodeOshb } from '../../../sources/scripture/study/morph-oshb.ts';
-import { decodeRobinson } from '../../../sources/scripture/study/morph-robinson.ts';
-import { decodeWhitaker } from '../../../sources/scripture/study/morph-whitaker.ts';
+import { LATIN_LAYER, morphology } from '../../../sources/scripture/study/morphology.ts';
 import { headword } from '../../../sources/scripture/study/latin.ts';
 import { CONFIDENCES, GENERATED, STATUSES, tokenId, type StoredPanel, type TokenTuple } from '../../../sources/scripture/study/tokens.ts';
 import type { ReviewView } from '../../state/reviews.ts';
@@ -23,36 +20,16 @@ export interface StudyFilters {
 }
 export type LayerInfo = LayerMeta;
 
-const decoded = new Map<string, Record<string, unknown>>();
-/** The source's code and its decoded parts; OSHB: per-morpheme segments plus the main word's parts. */
-function morphology(layer: string, code: string, lemma: string | null): Record<string, unknown> {
-  const k = `${layer}|${code}|${lemma ?? ''}`;
-  let d: Record<string, unknown> | undefined = decoded.get(k);
-  if (!d) {
-    if (layer.startsWith('oshb-')) {
-      const o = decodeOshb(code);
-      // The main morpheme is the one whose lemma part is a Strong's number ("b/7225" → 2nd).
-      const parts = (lemma ?? '').split('/');
-      let main = parts.findIndex((p) => /^\d/.test(p.trim()));
-      if (main < 0 || parts.length !== o.segments.length) main = o.segments.findIndex((s) => !['conjunction', 'preposition', 'suffix'].includes(s.part_of_speech) && s.type !== 'definite article');
-      d = { ...(o.segments[main < 0 ? 0 : main] ?? {}), segments: o.segments };
-    } else if (layer === 'sblgnt') {
-      const [pos, parse] = code.split(' ');
-      d = decodeMorphGnt(pos, parse);
-    } else if (layer === LATIN_LAYER) d = decodeWhitaker(code);
-    else d = decodeRobinson(code);
-    decoded.set(k, d);
-  }
-  return { code, ...d };
-}
-
-const decodedJson = new Map<string, string>();
-/** morphology() as JSON text, cached per code like the decoded parts. */
+const decodedJson = new Map<string, [string, string | null]>();
+/** morphology() as JSON text and its part of speech, cached per code like the decoded parts. */
 function morphologyJson(layer: string, code: string, lemma: string | null): [string, string | null] {
   const k = `${layer}|${code}|${lemma ?? ''}`;
   let j = decodedJson.get(k);
-  if (j === undefined) decodedJson.set(k, (j = JSON.stringify(morphology(layer, code, lemma))));
-  return [j, (decoded.get(k)?.part_of_speech as string | undefined) ?? null];
+  if (j === undefined) {
+    const m = morphology(layer, code, lemma);
+    decodedJson.set(k, (j = [JSON.stringify(m), (m.part_of_speech as string | undefined) ?? null]));
+  }
+  return j;
 }
 
 function tokenObject(layer: LayerInfo, ref: string, t: TokenTuple | string, position: number, glosses: Record<string, string>,
@@ -81,8 +58,6 @@ function tokenObject(layer: LayerInfo, ref: string, t: TokenTuple | string, posi
   return out;
 }
 
-/** The Vulgate layer, whose analysed tokens come from Whitaker's WORDS (sources/scripture/study/latin.ts). */
-const LATIN_LAYER = 'vulgate-clementine';
 type LatinExtra = { candidates?: string[][] };
 /**
  * Latin tokens store the dictionary line in the lemma slot and, when ambiguous, the
