@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { moduleWorker } from './threads.ts';
 import path from 'node:path';
 import type { DatasetSource } from '../sources/contract.ts';
 import { ALL_SOURCES } from '../sources/index.ts';
@@ -23,7 +23,7 @@ import type { WorkerReply } from './build-worker.ts';
 import { LICENCES, MANIFEST, aliasKey, distDir, isDatasetFile, releaseDir } from './paths.ts';
 import type { DatasetInfo, OutFile } from './shards.ts';
 import { InvalidRecord } from './validate.ts';
-import { ReleaseWriter, pruneReleases, readCurrent, type Manifest } from './writer.ts';
+import { ReleaseWriter, pruneReleases, readCurrent, switchCurrent, type Manifest } from './writer.ts';
 
 /** Bump when the shard layout or record envelopes change. */
 export const PIPELINE_VERSION = '0.2.0';
@@ -55,6 +55,11 @@ export interface BuildOptions {
    * them makes a release that serves data but no /apis/openapi.json.
    */
   documents?: (preview: { dir: string; manifest: Manifest }) => Promise<OutFile[]>;
+  /**
+   * Work on the complete release before it goes live (its downloads: pipeline/bundle.ts).
+   * If it fails the build fails and `current` stays where it was.
+   */
+  beforeLive?: (dist: string, release: string) => Promise<void>;
 }
 
 /** Workers for a command-line build: one where there is a second core. */
@@ -198,7 +203,11 @@ export async function build(opts: BuildOptions = {}) {
   }
 
   const files = writer.files;
-  const release = writer.commit({ pipeline_version: PIPELINE_VERSION, datasets, absent });
+  const release = writer.commit({ pipeline_version: PIPELINE_VERSION, datasets, absent }, !opts.beforeLive);
+  if (opts.beforeLive) {
+    await opts.beforeLive(dist, release);
+    switchCurrent(dist, release);
+  }
   pruneReleases(dist);
   const seconds = (performance.now() - started) / 1000;
   log(`release ${release}: ${Object.keys(datasets).length} datasets, ${files} files (+ compressed variants), ${kib(bytes)}, ${seconds.toFixed(2)} s`);
@@ -239,12 +248,7 @@ const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 
 /** The build's worker thread (pipeline/build-worker.ts): `run(id)` builds one dataset there. */
 function startWorker(dir: string, env: NodeJS.ProcessEnv) {
-  // Compiled, the worker is build-worker.js; from TypeScript (tsx), a worker does not
-  // inherit tsx's loader, so it registers tsx before importing build-worker.ts.
-  const options = { workerData: { dir, env: { ...env } } };
-  const worker = import.meta.url.endsWith('.ts')
-    ? new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(new URL('./build-worker.ts', import.meta.url).href)}); });`, { ...options, eval: true })
-    : new Worker(new URL('./build-worker.js', import.meta.url), options);
+  const worker = moduleWorker(import.meta.url, 'build-worker', { dir, env: { ...env } });
   const pending = new Map<string, { resolve: (r: WorkerReply) => void; reject: (e: Error) => void }>();
   const failAll = (e: Error) => {
     for (const p of pending.values()) p.reject(e);

@@ -26,6 +26,8 @@ import {
 } from './paths.ts';
 import type { DatasetInfo } from './shards.ts';
 import { TAR_END, tarHeader, tarPadding } from './tar.ts';
+import { writeSqliteInWorker } from './sqlite-files.ts';
+import { SQLITE_FORMAT } from './sqlite.ts';
 import { readCurrent, type FileEntry, type Manifest } from './writer.ts';
 
 export type ArchiveKind = 'all' | 'dataset' | 'translation';
@@ -46,6 +48,10 @@ export interface ArchiveEntry {
   name: string;
   file: string;
   kind: ArchiveKind;
+  /** `sqlite` (a gzipped SQLite database, pipeline/sqlite.ts) or `tar.gz` (the release files, for serve --bundle and release:pull). */
+  format: 'sqlite' | 'tar.gz';
+  /** The SQLite database's size once gunzipped. */
+  raw_size?: number;
   datasets: string[];
   records: number;
   size: number;
@@ -58,12 +64,15 @@ export interface Downloads {
   pipeline_version: string;
   built_at: string;
   format: string;
+  /** The SQLite databases' schema version (pipeline/sqlite.ts SQLITE_FORMAT). */
+  sqlite_format?: string;
   root: string;
   archives: ArchiveEntry[];
   datasets: {
     id: string; title: string; kind: ArchiveKind; contract_version: string; data_release: string; records: number;
     licences: { name: string; licence: unknown; attribution: string; url: string }[];
     archive: { file: string; size: number; sha256: string };
+    sqlite: { file: string; size: number; sha256: string };
   }[];
 }
 
@@ -112,14 +121,16 @@ function builtAt(dir: string, env: NodeJS.ProcessEnv): string {
 export interface BundleOptions {
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
+  /** The release to bundle (default: the live one). The build bundles its release before switching to it. */
+  release?: string;
 }
 
-/** Writes dist/bundles/<live release>/ (replacing an earlier bundle of it) and returns its download.json. */
+/** Writes dist/bundles/<release>/ (replacing an earlier bundle of it) and returns its download.json. */
 export async function writeBundle(opts: BundleOptions = {}): Promise<Downloads & { dir: string }> {
   const env = opts.env ?? process.env;
   const log = opts.log ?? ((l: string) => console.log(l));
   const dist = distDir(env);
-  const release = readCurrent(dist);
+  const release = opts.release ?? readCurrent(dist);
   if (!release) throw new Error(`no release in ${dist}: run npm run build`);
   const dir = releaseDir(dist, release);
   const manifest: Manifest = JSON.parse(readFileSync(path.join(dir, MANIFEST), 'utf8'));
@@ -159,6 +170,11 @@ export async function writeBundle(opts: BundleOptions = {}): Promise<Downloads &
     }
     const archives: ArchiveEntry[] = [];
     const bodyParts: string[] = [];
+    const tarStarted = performance.now();
+    // The same datasets as SQLite databases (one per dataset and translation, one with
+    // everything), written on another thread while this one writes the tar.gz archives.
+    const sqlite = writeSqliteInWorker({ dir, manifest, out: tmp, builtAt: built_at, names: ids.map((id) => [id, archiveName(id)]), all: BUNDLE_ALL });
+    sqlite.catch(() => {}); // awaited below; a tar failure must not leave it unhandled
     for (const id of ids) {
       const name = archiveName(id);
       const files = filesOf([id]);
@@ -169,7 +185,7 @@ export async function writeBundle(opts: BundleOptions = {}): Promise<Downloads &
       const file = archiveFile(name);
       await concat(path.join(tmp, file), [body, end]);
       bodyParts.push(body);
-      archives.push({ name, file, kind: isTranslation(id) ? 'translation' : 'dataset', datasets: [id], records: datasets[id].records, size: 0, sha256: '' });
+      archives.push({ name, file, kind: isTranslation(id) ? 'translation' : 'dataset', format: 'tar.gz', datasets: [id], records: datasets[id].records, size: 0, sha256: '' });
     }
     // Everything: every dataset's compressed member, then the release-wide files and metadata.
     // The docs page too, so `serve --bundle <dir> --open` of all.tar.gz has /docs.
@@ -180,22 +196,31 @@ export async function writeBundle(opts: BundleOptions = {}): Promise<Downloads &
     const manifestEntry = { path: `${root}/${MANIFEST}`, content: () => readFileSync(path.join(dir, MANIFEST)) };
     await tail(allEnd, meta(BUNDLE_ALL, ids, filesOf(ids, shared), (manifest.absent as Record<string, string>) ?? {}), shared, [manifestEntry]);
     await concat(path.join(tmp, archiveFile(BUNDLE_ALL)), [...bodyParts, allEnd]);
-    archives.unshift({ name: BUNDLE_ALL, file: archiveFile(BUNDLE_ALL), kind: 'all', datasets: ids, records: ids.reduce((n, id) => n + datasets[id].records, 0), size: 0, sha256: '' });
+    archives.unshift({ name: BUNDLE_ALL, file: archiveFile(BUNDLE_ALL), kind: 'all', format: 'tar.gz', datasets: ids, records: ids.reduce((n, id) => n + datasets[id].records, 0), size: 0, sha256: '' });
+    log(`tar.gz archives of release ${release}: ${((performance.now() - tarStarted) / 1000).toFixed(1)} s`);
+    for (const db of await sqlite) {
+      archives.push({ name: db.name, file: db.file, kind: db.name === BUNDLE_ALL ? 'all' : isTranslation(db.datasets[0]) ? 'translation' : 'dataset', format: 'sqlite', datasets: db.datasets,
+        records: db.datasets.reduce((n, id) => n + datasets[id].records, 0), size: 0, sha256: '', raw_size: db.rawSize });
+    }
+    log(`SQLite databases of release ${release}: ${((performance.now() - tarStarted) / 1000).toFixed(1)} s from the start of the bundle (written beside the tar.gz archives)`);
     for (const a of archives) {
       a.size = statSync(path.join(tmp, a.file)).size;
       a.sha256 = await sha256File(path.join(tmp, a.file));
     }
     rmSync(path.join(tmp, '.parts'), { recursive: true, force: true });
 
-    const byName = new Map(archives.map((a) => [a.name, a]));
+    const byName = new Map(archives.filter((a) => a.format === 'tar.gz').map((a) => [a.name, a]));
+    const sqliteOf = new Map(archives.filter((a) => a.format === 'sqlite').map((a) => [a.name, a]));
     const downloads: Downloads = {
-      release, pipeline_version: manifest.pipeline_version, built_at, format: 'tar.gz (ustar in gzip; extract with tar xzf)', root, archives,
+      release, pipeline_version: manifest.pipeline_version, built_at, sqlite_format: SQLITE_FORMAT,
+      format: 'sqlite: a SQLite database (gunzip it; tables in its readme view); tar.gz: the release files (ustar in gzip; extract with tar xzf)', root, archives,
       datasets: ids.map((id) => {
         const info = datasets[id], a = byName.get(archiveName(id))!;
         return {
           id, title: info.title, kind: a.kind, contract_version: info.contract_version, data_release: info.data_release, records: info.records,
           licences: info.provenance.map((p) => ({ name: p.name, licence: p.licence, attribution: p.attribution, url: p.url })),
           archive: { file: a.file, size: a.size, sha256: a.sha256 },
+          sqlite: (({ file, size, sha256 }) => ({ file, size, sha256 }))(sqliteOf.get(archiveName(id))!),
         };
       }),
     };
@@ -203,13 +228,20 @@ export async function writeBundle(opts: BundleOptions = {}): Promise<Downloads &
     writeFileSync(path.join(tmp, SHA256SUMS), archives.map((a) => `${a.sha256}  ${a.file}\n`).join(''));
     rmSync(out, { recursive: true, force: true });
     renameSync(tmp, out);
-    for (const a of archives) log(`${a.file.padEnd(36)} ${String(a.records).padStart(8)} records ${(a.size / 2 ** 20).toFixed(2).padStart(9)} MiB  ${a.sha256}`);
+    for (const a of archives) log(`${a.file.padEnd(40)} ${String(a.records).padStart(8)} records ${(a.size / 2 ** 20).toFixed(2).padStart(9)} MiB${a.raw_size ? ` (${(a.raw_size / 2 ** 20).toFixed(2)} MiB raw)` : ''}  ${a.sha256}`);
     log(`bundle of release ${release}: ${archives.length} archives in ${out}`);
     return { ...downloads, dir: out };
   } catch (err) {
     rmSync(tmp, { recursive: true, force: true });
     throw err;
   }
+}
+
+/** Whether a release's downloads are there, whole, and of this format (an identical rebuild keeps them). */
+export function bundleComplete(dist: string, release: string): boolean {
+  const d = readDownloads(dist, release);
+  const whole = (file: string, size: number) => existsSync(file) && statSync(file).size === size;
+  return !!d && d.sqlite_format === SQLITE_FORMAT && d.archives.every((a) => whole(path.join(bundleDir(dist, release), a.file), a.size));
 }
 
 /** The download.json of a release's bundle, or null when none was written. */

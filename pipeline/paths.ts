@@ -156,6 +156,8 @@ export const BUNDLE_ALL = 'all';
 /** Archive name of a dataset: its id with slashes as dashes (bible/kjv → bible-kjv). */
 export const archiveName = (ds: string) => ds.replace(/\//g, '-');
 export const archiveFile = (name: string) => `${name}.tar.gz`;
+/** The gzipped SQLite database of an archive's datasets (pipeline/sqlite.ts). */
+export const sqliteFile = (name: string) => `${name}.sqlite.gz`;
 export const bundleRoot = (release: string) => `almanac-${release}`;
 /** Per-archive metadata inside an extracted bundle. */
 export const bundleMetaPath = (name: string) => `bundle/${name}.json`;

@@ -81,7 +81,7 @@ async function fromServer(base: string, key: string, id?: string): Promise<Sourc
   const downloads: Downloads = JSON.parse((await get(`${root}/apis/downloads/${DOWNLOADS}`, key)).toString('utf8'));
   // A server offers the bundle of its live release only.
   if (id && downloads.release !== id) throw new Error(`${root} serves release ${downloads.release}, not ${id} (a server offers its live release only)`);
-  const all = downloads.archives.find((a) => a.kind === 'all');
+  const all = downloads.archives.find((a) => a.kind === 'all' && (a.format ?? 'tar.gz') === 'tar.gz');
   if (!all) throw new Error(`${root}: download.json lists no archive of the whole release`);
   const tgz = await get(`${root}/apis/downloads/${all.file}`, key);
   if (tgz.length !== all.size || sha256(tgz) !== all.sha256) {

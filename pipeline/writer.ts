@@ -10,7 +10,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { sha256 } from './inputs.ts';
-import { COMPRESS_MIN_BYTES, MANIFEST, precompressed, currentPointer, releaseDir, releasesDir } from './paths.ts';
+import { COMPRESS_MIN_BYTES, MANIFEST, bundlesDir, precompressed, currentPointer, releaseDir, releasesDir } from './paths.ts';
 import type { OutFile } from './shards.ts';
 
 export interface FileEntry {
@@ -82,7 +82,12 @@ export class ReleaseWriter {
     return { dir: this.tmp, manifest: { release: 'preview', ...manifestExtra, files } as Manifest };
   }
 
-  commit(manifestExtra: Omit<Manifest, 'release' | 'files'>): string {
+  /**
+   * Completes the release in releases/<id> and (unless `live` is false) switches `current`
+   * to it. With `live: false` the caller switches later (switchCurrent), after work that
+   * needs the complete release but must not leave it live if it fails (its downloads).
+   */
+  commit(manifestExtra: Omit<Manifest, 'release' | 'files'>, live = true): string {
     const paths = [...this.entries.keys()].sort();
     const lines = paths.map((p) => `${p} ${this.entries.get(p)!.sha256}`);
     const release = sha256(lines.join('\n') + '\n' + JSON.stringify(manifestExtra)).slice(0, 16);
@@ -100,7 +105,7 @@ export class ReleaseWriter {
       this.abort();
       throw err;
     }
-    durableWrite(currentPointer(this.dist), release + '\n');
+    if (live) switchCurrent(this.dist, release);
     return release;
   }
 
@@ -133,6 +138,11 @@ function durableWrite(file: string, content: string | Buffer) {
   fsyncSync(fd);
   closeSync(fd);
   renameSync(tmp, file);
+}
+
+/** Makes `release` the live one: `current` replaced by an atomic rename. */
+export function switchCurrent(dist: string, release: string) {
+  durableWrite(currentPointer(dist), release + '\n');
 }
 
 export function readCurrent(dist: string): string | null {
@@ -172,4 +182,10 @@ export function pruneReleases(dist: string, keep = 2) {
     .map((d) => ({ d, t: statSync(path.join(dir, d)).mtimeMs }))
     .sort((a, b) => b.t - a.t);
   for (const { d } of others.slice(keep)) rmSync(path.join(dir, d), { recursive: true, force: true });
+  // A release's downloads go with it (dist/bundles/<release>).
+  const bundles = bundlesDir(dist);
+  if (!existsSync(bundles)) return;
+  for (const b of readdirSync(bundles)) {
+    if (b.startsWith('.tmp-') ? !b.startsWith(`.tmp-${process.pid}-`) : !existsSync(path.join(dir, b))) rmSync(path.join(bundles, b), { recursive: true, force: true });
+  }
 }

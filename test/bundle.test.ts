@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { writeBundle, type Downloads } from '../pipeline/bundle.ts';
+import { bundleComplete, writeBundle, type Downloads } from '../pipeline/bundle.ts';
 import { DOWNLOADS, PROJECT_ROOT, SHA256SUMS, bundleRoot } from '../pipeline/paths.ts';
 import { untar } from '../pipeline/tar.ts';
 import { AmbiguousId, open } from '../reader/index.ts';
@@ -66,7 +66,10 @@ afterAll(() => cleanup(dist, cache, ...extracted));
 
 describe('npm run bundle', () => {
   it('writes one archive per dataset and translation plus all, each sha256 as download.json and SHA256SUMS say', () => {
-    expect(downloads.archives.map((a) => [a.name, a.kind])).toEqual([['all', 'all'], ['bible-kjv', 'translation'], ['elements', 'dataset']]);
+    expect(downloads.archives.map((a) => [a.name, a.kind, a.format])).toEqual([
+      ['all', 'all', 'tar.gz'], ['bible-kjv', 'translation', 'tar.gz'], ['elements', 'dataset', 'tar.gz'],
+      ['all', 'all', 'sqlite'], ['bible-kjv', 'translation', 'sqlite'], ['elements', 'dataset', 'sqlite'],
+    ]);
     const sums = readFileSync(path.join(out, SHA256SUMS), 'utf8');
     for (const a of downloads.archives) {
       const bytes = readFileSync(path.join(out, a.file));
@@ -84,6 +87,7 @@ describe('npm run bundle', () => {
     expect(el.archive).toEqual({ file: 'elements.tar.gz', size: downloads.archives.find((a) => a.name === 'elements')!.size, sha256: downloads.archives.find((a) => a.name === 'elements')!.sha256 });
     expect(downloads.datasets.find((d) => d.id === 'bible/kjv')).toMatchObject({ kind: 'translation', records: 31102 });
     expect(downloads.archives[0].records).toBe(118 + 31102);
+    expect(el.sqlite).toEqual({ file: 'elements.sqlite.gz', size: downloads.archives.find((a) => a.file === 'elements.sqlite.gz')!.size, sha256: downloads.archives.find((a) => a.file === 'elements.sqlite.gz')!.sha256 });
     expect(Date.parse(downloads.built_at)).not.toBeNaN();
   });
 
@@ -92,6 +96,16 @@ describe('npm run bundle', () => {
     const again = await writeBundle({ env: { ALMANAC_DIST: dist }, log: quiet });
     expect(again.archives.map((a) => a.sha256)).toEqual(before);
     expect(readFileSync(path.join(out, DOWNLOADS), 'utf8')).toBe(JSON.stringify(again, (k, v) => (k === 'dir' ? undefined : v), 1) + '\n');
+  });
+
+  it('counts the downloads complete only while every file is whole (an identical rebuild keeps them, a cut file is written again)', async () => {
+    expect(bundleComplete(dist, downloads.release)).toBe(true);
+    const file = path.join(out, 'elements.sqlite.gz');
+    const whole = readFileSync(file);
+    truncateSync(file, 100);
+    expect(bundleComplete(dist, downloads.release)).toBe(false);
+    writeFileSync(file, whole);
+    expect(bundleComplete(dist, downloads.release)).toBe(true);
   });
 });
 
@@ -151,7 +165,7 @@ describe('/apis/downloads', () => {
     const res = await get('/apis/downloads');
     const body = await res.json();
     oa.check('/apis/downloads', res.status, body);
-    expect(body.meta).toMatchObject({ release: downloads.release, total: 3 });
+    expect(body.meta).toMatchObject({ release: downloads.release, total: 6 });
     expect(body.data.map((a: { file: string; sha256: string; links: { download: string } }) => [a.file, a.sha256, a.links.download]))
       .toEqual(downloads.archives.map((a) => [a.file, a.sha256, `/apis/downloads/${a.file}`]));
   });

@@ -58,14 +58,15 @@ export async function fixtureRelease(sources: DatasetSource<any>[], cache: strin
  * vitest's worker RPC to time out ("Timeout calling onTaskUpdate" fails the whole run).
  * `workers: 1` builds with the build's worker thread, as `npm run build` does.
  */
-export async function buildInChild(ids: string[] | 'all', env: Record<string, string | undefined>, opts: { workers?: number } = {}): Promise<ChildBuild> {
+export async function buildInChild(ids: string[] | 'all', env: Record<string, string | undefined>, opts: { workers?: number; downloads?: boolean } = {}): Promise<ChildBuild> {
   const { spawn } = await import('node:child_process');
   const { PROJECT_ROOT } = await import('../pipeline/paths.ts');
-  const script = `import { build } from './server/cli/build.ts';
+  const script = `import { build, withDownloads } from './server/cli/build.ts';
 import { ALL_SOURCES } from './sources/index.ts';
 const ids = ${JSON.stringify(ids)};
 const sources = ids === 'all' ? ALL_SOURCES : ALL_SOURCES.filter((s) => ids.includes(s.id));
-const r = await build({ env: ${JSON.stringify(env)}, sources, log: () => {}, workers: ${opts.workers ?? 0} });
+const env = ${JSON.stringify(env)};
+const r = await build({ env, sources, log: () => {}, workers: ${opts.workers ?? 0}${opts.downloads ? ', beforeLive: withDownloads(env, () => {})' : ''} });
 process.stdout.write(JSON.stringify({ release: r.release, absent: r.absent, reports: r.reports }));`;
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

@@ -57,7 +57,7 @@ export const listDownloads: Handler = async (ctx) => {
         root: s.downloads.root, total: s.downloads.archives.length, links: { manifest: link(DOWNLOADS), sha256sums: link(SHA256SUMS) },
       },
     }
-    : { data: [], meta: { release: ctx.release.id, total: 0, note: 'no bundle has been written for this release (npm run bundle)' } };
+    : { data: [], meta: { release: ctx.release.id, total: 0, note: 'no downloads were written for this release: npm run build writes them (npm start and npm run build -- --no-downloads do not); npm run bundle writes them for the live release' } };
   return { kind: 'json', body: JSON.stringify(body) };
 };
 

@@ -196,6 +196,8 @@ const ARCHIVE_SCHEMA: SchemaObject = {
   type: 'object', required: ['name', 'file', 'kind', 'datasets', 'records', 'size', 'sha256', 'links'],
   properties: {
     name: { type: 'string' }, file: { type: 'string' }, kind: { enum: ['all', 'dataset', 'translation'] },
+    format: { enum: ['sqlite', 'tar.gz'], description: 'sqlite: a gzipped SQLite database (tables explained in its readme view); tar.gz: the release files, for serve --bundle and release:pull' },
+    raw_size: { type: 'integer', description: 'The SQLite database\'s size once gunzipped' },
     datasets: { type: 'array', items: { type: 'string' } }, records: { type: 'integer' }, size: { type: 'integer' },
     sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' }, links: { type: 'object', required: ['download'], properties: { download: { type: 'string' } } },
   },
@@ -235,12 +237,12 @@ export const ROUTES: Route[] = [
     pathParams: [], query: [], auth: false, handler: h.openapi, response: OPENAPI_DOC_SCHEMA,
   },
   {
-    path: '/apis/downloads', operationId: 'downloads', summary: 'The offline bundle of the live release: archives with size and sha256 (npm run bundle)', tag: 'downloads',
+    path: '/apis/downloads', operationId: 'downloads', summary: 'The offline downloads of the live release: a SQLite database per dataset and translation and one with everything, and the tar.gz archives, each with size and sha256', tag: 'downloads',
     pathParams: [], query: [], auth: true, cache: false, policy: 'changing', handler: listDownloads, response: DOWNLOADS_SCHEMA,
   },
   {
     path: '/apis/downloads/{file}', operationId: 'download', summary: 'One bundle archive (or download.json, SHA256SUMS); Range resumes a broken download', tag: 'downloads',
-    pathParams: [{ name: 'file', description: 'A file name listed by /apis/downloads, e.g. all.tar.gz, elements.tar.gz, bible-kjv.tar.gz.' }],
+    pathParams: [{ name: 'file', description: 'A file name listed by /apis/downloads, e.g. all.sqlite.gz, elements.sqlite.gz, bible-kjv.sqlite.gz, all.tar.gz.' }],
     query: [], auth: true, cache: false, policy: 'download', media: 'application/gzip', handler: getDownload, response: { type: 'string', format: 'binary' },
   },
   ...SOURCES.flatMap(datasetRoutes),

@@ -12,6 +12,8 @@ import { OPENAPI, OPENAPI_V1 } from '../../pipeline/paths.ts';
 import type { OutFile } from '../../pipeline/shards.ts';
 import type { Manifest } from '../../pipeline/writer.ts';
 import { releaseOpenApi } from '../api/openapi.ts';
+import { parseArgs } from 'node:util';
+import { bundleComplete, writeBundle } from '../../pipeline/bundle.ts';
 
 /** openapi.json, openapi-v1.json and the docs page of the release in `at`. */
 export async function releaseDocuments(at: { dir: string; manifest: Manifest }): Promise<OutFile[]> {
@@ -26,8 +28,26 @@ export async function releaseDocuments(at: { dir: string; manifest: Manifest }):
 /** A complete release: the datasets and the server's documents. */
 export const build = (opts: BuildOptions = {}) => buildRelease({ documents: releaseDocuments, ...opts });
 
+/**
+ * Its downloads (pipeline/bundle.ts: SQLite databases and tar.gz archives), written before
+ * the release goes live, so /apis/downloads lists them from its first request. An
+ * identical rebuild keeps the ones it has.
+ */
+export const withDownloads = (env: NodeJS.ProcessEnv = process.env, log?: (l: string) => void): BuildOptions['beforeLive'] => async (dist, release) => {
+  if (bundleComplete(dist, release)) {
+    (log ?? console.log)(`downloads of ${release}: already written, kept`);
+    return;
+  }
+  await writeBundle({ env: { ...env, ALMANAC_DIST: dist }, release, log });
+};
+
 if (isMain(import.meta.url)) {
-  build({ workers: defaultWorkers() }).catch((err) => {
+  const { values } = parseArgs({ options: { 'no-downloads': { type: 'boolean', default: false }, help: { type: 'boolean', default: false } } });
+  if (values.help) {
+    console.log('usage: npm run build [-- --no-downloads]\n  builds dist/ from npm dependencies and the fetch cache, with the release\'s downloads (SQLite and tar.gz) unless --no-downloads');
+    process.exit(0);
+  }
+  build({ workers: defaultWorkers(), ...(values['no-downloads'] ? {} : { beforeLive: withDownloads() }) }).catch((err) => {
     console.error(`build failed, live release unchanged: ${err.message}`);
     process.exit(1);
   });
