@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Compiles sources/, pipeline/, server/ and reader/ to JavaScript in lib/ (tsc with
+ * Compiles sources/, pipeline/, server/, reader/, edge/ and ops/ to JavaScript in lib/ (tsc with
  * tsconfig.build.json, `.ts` imports rewritten to `.js`) and copies the data files those
  * modules read beside them. The production commands (`npm start`, `serve`, `build`,
  * `fetch`, `bundle`, `keys`, `review`) run lib/ with plain node, so a deployment installed
@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LIB = path.join(root, 'lib');
 const STAMP = path.join(LIB, '.compiled');
-const DIRS = ['sources', 'pipeline', 'server', 'reader', 'edge'];
+const DIRS = ['sources', 'pipeline', 'server', 'reader', 'edge', 'ops'];
 /** Non-TypeScript files the compiled modules read relative to themselves. */
 const ASSET = /\.json$/;
 

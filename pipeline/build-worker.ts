@@ -9,11 +9,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ALL_SOURCES } from '../sources/index.ts';
 import { buildDataset } from './dataset-build.ts';
 import { InputUnavailable } from './inputs.ts';
+import { InvalidRecord } from './validate.ts';
 import { writeReleaseFile, type FileEntry } from './writer.ts';
 
 export type WorkerReply =
   | { id: string; built: { info: unknown; entries: [string, FileEntry][]; bytes: number; seconds: number } }
   | { id: string; unavailable: string }
+  /** A record failed validation (InvalidRecord): the build fails, or in gate mode holds the dataset back. */
+  | { id: string; invalid: string }
   | { id: string; error: string };
 
 const { dir, env } = workerData as { dir: string; env: NodeJS.ProcessEnv };
@@ -39,7 +42,9 @@ async function buildOne(id: string) {
     }, { records: false, keys: false });
     reply = { id, built: { info, entries, bytes, seconds: (performance.now() - t0) / 1000 } };
   } catch (err) {
-    reply = err instanceof InputUnavailable ? { id, unavailable: err.message } : { id, error: (err as Error).stack ?? String(err) };
+    reply = err instanceof InputUnavailable ? { id, unavailable: err.message }
+      : err instanceof InvalidRecord ? { id, invalid: err.message }
+        : { id, error: (err as Error).stack ?? String(err) };
   }
   port.postMessage(reply);
 }

@@ -24,13 +24,14 @@ import { LICENCES, MANIFEST, aliasKey, distDir, isDatasetFile, releaseDir } from
 import type { DatasetInfo, OutFile } from './shards.ts';
 import { InvalidRecord } from './validate.ts';
 import { ReleaseWriter, pruneReleases, readCurrent, switchCurrent, type Manifest } from './writer.ts';
+import { datasetChanged, heldBack, holdBackReason, type GateOptions, type GatedInfo } from './gate.ts';
 
 /** Bump when the shard layout or record envelopes change. */
 export const PIPELINE_VERSION = '0.2.0';
 
 export interface DatasetReport {
   id: string;
-  status: 'built' | 'carried-forward' | 'absent';
+  status: 'built' | 'carried-forward' | 'held-back' | 'absent';
   records: number;
   files: number;
   bytes: number;
@@ -60,6 +61,14 @@ export interface BuildOptions {
    * If it fails the build fails and `current` stays where it was.
    */
   beforeLive?: (dist: string, release: string) => Promise<void>;
+  /**
+   * The nightly's quality gate (pipeline/gate.ts): a changed dataset that shrank too much,
+   * whose live feed is stale, or whose records fail validation is held back (the live
+   * version carried, marked `held_back`) instead of replacing the live one or failing the build.
+   */
+  gate?: GateOptions;
+  /** Releases kept besides the live one (default 2). */
+  keep?: number;
 }
 
 /** Workers for a command-line build: one where there is a second core. */
@@ -86,7 +95,7 @@ export async function build(opts: BuildOptions = {}) {
   const started = performance.now();
 
   const writer = new ReleaseWriter(dist);
-  const datasets: Record<string, DatasetInfo & { carried_forward_from?: string }> = {};
+  const datasets: Record<string, GatedInfo> = {};
   const absent: Record<string, string> = {};
   const reports: DatasetReport[] = [];
   const built = new Map<string, { records: { id: string }[]; keys: Map<string, number> }>();
@@ -97,7 +106,7 @@ export async function build(opts: BuildOptions = {}) {
     writer.add(f);
   };
 
-  type Outcome = { info: DatasetInfo; files: number; bytes: number; seconds: number } | { unavailable: string; seconds: number };
+  type Outcome = { info: DatasetInfo; files: number; bytes: number; seconds: number } | { unavailable: string; seconds: number } | { invalid: string; seconds: number };
   const outcomes = new Map<string, Outcome>();
   const logLine = (r: DatasetReport) => log(`${r.id.padEnd(14)} ${r.status.padEnd(15)} ${String(r.records).padStart(8)} records ${String(r.files).padStart(5)} files ${kib(r.bytes).padStart(10)} ${r.seconds.toFixed(2).padStart(7)} s${r.reason ? `  (${r.reason})` : ''}`);
   const builtLine = (id: string, o: Outcome) => 'info' in o && logLine({ id, status: 'built', records: o.info.records, files: o.files, bytes: o.bytes, seconds: o.seconds });
@@ -119,8 +128,10 @@ export async function build(opts: BuildOptions = {}) {
       if (keep.records || keep.keys) built.set(source.id, { records: b.records, keys: b.keys });
       outcomes.set(source.id, { info: b.info, files: writer.files - before.files, bytes: bytes - before.bytes, seconds: (performance.now() - t0) / 1000 });
     } catch (err) {
-      if (!(err instanceof InputUnavailable)) throw err;
-      outcomes.set(source.id, { unavailable: err.message, seconds: (performance.now() - t0) / 1000 });
+      const seconds = (performance.now() - t0) / 1000;
+      if (err instanceof InputUnavailable) outcomes.set(source.id, { unavailable: err.message, seconds });
+      else if (opts.gate) outcomes.set(source.id, { invalid: failure(err), seconds });
+      else throw err;
     }
     if (process.stdout.isTTY) process.stdout.write('\r\x1b[K');
     builtLine(source.id, outcomes.get(source.id)!);
@@ -140,8 +151,10 @@ export async function build(opts: BuildOptions = {}) {
       const send = () => {
         const s = queue.shift();
         const p = s && worker.run(s.id).then((r) => {
-          if ('error' in r) throw new Error(`worker: source ${r.id}: ${r.error}`);
           if ('unavailable' in r) return void outcomes.set(r.id, { unavailable: r.unavailable, seconds: 0 });
+          if (opts.gate && ('invalid' in r || 'error' in r)) return void outcomes.set(r.id, { invalid: 'invalid' in r ? `validation: ${r.invalid}` : `build error: ${r.error.split('\n')[0]}`, seconds: 0 });
+          if ('invalid' in r) throw new InvalidRecord(r.invalid);
+          if ('error' in r) throw new Error(`worker: source ${r.id}: ${r.error}`);
           for (const [p, e] of r.built.entries) writer.addWritten(p, e);
           bytes += r.built.bytes;
           const o = { info: r.built.info as DatasetInfo, files: r.built.entries.length, bytes: r.built.bytes, seconds: r.built.seconds };
@@ -168,25 +181,39 @@ export async function build(opts: BuildOptions = {}) {
     if (failure) throw failure.reason;
 
     // The manifest lists datasets in source order, however the threads finished.
+    const old = (prev?.manifest.datasets ?? {}) as Record<string, GatedInfo>;
+    /** The live release's files of a dataset in place of this build's, marked as `extra` says. */
+    const carry = (id: string, extra: Partial<GatedInfo>) => {
+      bytes -= writer.discard(id);
+      built.delete(id);
+      const files = Object.keys(prev!.manifest.files).filter((p) => isDatasetFile(id, p));
+      const before = bytes;
+      for (const p of files) add({ path: p, content: readFileSync(path.join(prev!.dir, p)) });
+      const { held_back: _, ...info } = old[id];
+      // Data carried twice is still the data of the release it was built in.
+      datasets[id] = { ...info, carried_forward_from: old[id].carried_forward_from ?? prev!.manifest.release, ...extra };
+      return { files: files.length, bytes: bytes - before };
+    };
     for (const source of sources) {
-      const o = outcomes.get(source.id)!;
-      if ('info' in o) {
-        datasets[source.id] = o.info;
-        reports.push({ id: source.id, status: 'built', records: o.info.records, files: o.files, bytes: o.bytes, seconds: o.seconds });
+      const id = source.id;
+      const o = outcomes.get(id)!;
+      const live = prev && old[id];
+      let reason = 'info' in o ? null : 'invalid' in o ? o.invalid : o.unavailable;
+      if ('info' in o && live && opts.gate && datasetChanged(id, writer.written(), prev.manifest.files)) reason = holdBackReason(id, o.info, live, opts.gate);
+      if ('info' in o && !reason) {
+        // (Built to exactly the files a held-back dataset kept: the upstream is back, the hold ends.)
+        datasets[id] = o.info;
+        reports.push({ id, status: 'built', records: o.info.records, files: o.files, bytes: o.bytes, seconds: o.seconds });
         continue;
       }
-      const reason = o.unavailable;
-      const before = { files: writer.files, bytes };
-      const old = prev?.manifest.datasets as Record<string, DatasetInfo> | undefined;
-      if (prev && old?.[source.id]) {
-        for (const p of Object.keys(prev.manifest.files).filter((p) => isDatasetFile(source.id, p))) {
-          add({ path: p, content: readFileSync(path.join(prev.dir, p)) });
-        }
-        datasets[source.id] = { ...old[source.id], carried_forward_from: prev.manifest.release };
-        reports.push({ id: source.id, status: 'carried-forward', records: old[source.id].records, files: writer.files - before.files, bytes: bytes - before.bytes, seconds: o.seconds, reason });
+      if (!('info' in o) && 'invalid' in o) bytes -= writer.discard(id);
+      if (live) {
+        const hold = opts.gate && ('info' in o || 'invalid' in o);
+        const kept = carry(id, hold ? { held_back: heldBack(reason!, live, opts.gate!) } : {});
+        reports.push({ id, status: hold ? 'held-back' : 'carried-forward', records: live.records, ...kept, seconds: o.seconds, reason: reason! });
       } else {
-        absent[source.id] = reason;
-        reports.push({ id: source.id, status: 'absent', records: 0, files: 0, bytes: 0, seconds: 0, reason });
+        absent[id] = reason!;
+        reports.push({ id, status: 'absent', records: 0, files: 0, bytes: 0, seconds: 0, reason: reason! });
       }
       logLine(reports[reports.length - 1]);
     }
@@ -208,7 +235,7 @@ export async function build(opts: BuildOptions = {}) {
     await opts.beforeLive(dist, release);
     switchCurrent(dist, release);
   }
-  pruneReleases(dist);
+  pruneReleases(dist, opts.keep);
   const seconds = (performance.now() - started) / 1000;
   log(`release ${release}: ${Object.keys(datasets).length} datasets, ${files} files (+ compressed variants), ${kib(bytes)}, ${seconds.toFixed(2)} s`);
   return { release, dist, reports, absent, seconds };
@@ -245,6 +272,9 @@ function licences(sources: DatasetSource<any>[], datasets: Record<string, Datase
 }
 
 const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
+
+/** Why a dataset's build failed, in one line (gate mode holds it back with this reason). */
+const failure = (err: unknown) => (err instanceof InvalidRecord ? 'validation: ' : 'build error: ') + String((err as Error)?.message ?? err).split('\n')[0];
 
 /** The build's worker thread (pipeline/build-worker.ts): `run(id)` builds one dataset there. */
 function startWorker(dir: string, env: NodeJS.ProcessEnv) {

@@ -17,8 +17,9 @@ import path from 'node:path';
 import type { LiveInput, PageGet } from '../sources/contract.ts';
 import { sha256, type FetchRecord } from './inputs.ts';
 import { cachedLocation, fetchRecordPath, mirrorLocation } from './paths.ts';
+import { USER_AGENT, getWithRetries, type GetOptions } from './http-get.ts';
 
-export const USER_AGENT = 'almanac-data-build/0.1 (reference-data pipeline; contact: see README)';
+export { USER_AGENT };
 const isHttp = (s: string) => /^https?:\/\//.test(s);
 // The SEC asks for at most 10 requests a second; stay well under it for every host.
 const MIN_INTERVAL_MS = 150;
@@ -29,9 +30,9 @@ export function rewriteOnto(url: string, base: string): string {
   return `${base.replace(/\/+$/, '')}/${u.host}${u.pathname}${u.search}`;
 }
 
-interface Got { body: Buffer; lastModified: string | null }
+interface Got { body: Buffer; lastModified: string | null; etag: string | null; notModified: boolean }
 
-function httpGetter(mirror: string | undefined): { get: PageGet; last: () => Got | null; requests: () => number } {
+function httpGetter(mirror: string | undefined, o: GetOptions): { get: PageGet; last: () => Got | null; requests: () => number } {
   let last: Got | null = null;
   let count = 0;
   let next = 0;
@@ -41,27 +42,17 @@ function httpGetter(mirror: string | undefined): { get: PageGet; last: () => Got
     next = Date.now() + MIN_INTERVAL_MS;
     const target = mirror ? rewriteOnto(url, mirror) : url;
     count++;
-    const res = await fetchWithCause(target, {
+    const res = await getWithRetries(target, {
       method: init.method ?? 'GET',
       body: init.body,
       headers: { 'user-agent': USER_AGENT, accept: 'application/json, */*', ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers },
-      signal: AbortSignal.timeout(60_000),
-    });
-    if (!res.ok) throw new Error(`HTTP ${res.status} from ${url}`);
-    last = { body: Buffer.from(await res.arrayBuffer()), lastModified: res.headers.get('last-modified') };
+    }, o);
+    const notModified = res.status === 304 && !!(init.headers?.['if-none-match'] || init.headers?.['if-modified-since']);
+    if (!res.ok && !notModified) throw new Error(`HTTP ${res.status} from ${url}`);
+    last = { body: Buffer.from(await res.arrayBuffer()), lastModified: res.headers.get('last-modified'), etag: res.headers.get('etag'), notModified };
     return last.body;
   };
   return { get, last: () => last, requests: () => count };
-}
-
-/** fetch(), with the network error's code (ENOTFOUND, ECONNREFUSED…) in the message rather than "fetch failed". */
-export async function fetchWithCause(url: string, init: RequestInit): Promise<Response> {
-  try {
-    return await fetch(url, init);
-  } catch (err) {
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new Error(`${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}: ${new URL(url).host}`);
-  }
 }
 
 /** Page bodies as one JSON array, without re-parsing them (each must itself be JSON). */
@@ -72,11 +63,19 @@ function pageArray(pages: Buffer[]): Buffer {
   return Buffer.concat(parts);
 }
 
-async function fromUpstream(spec: LiveInput, mirror: string | undefined) {
-  const http = httpGetter(mirror);
+/**
+ * One GET, or every page. A single GET is conditional when the last fetch recorded an
+ * ETag or Last-Modified: 304 means the copy in the cache is current (`body: null`).
+ */
+async function fromUpstream(spec: LiveInput, mirror: string | undefined, o: GetOptions, previous: FetchRecord | null) {
+  const http = httpGetter(mirror, o);
   if (!spec.pages) {
-    const body = await http.get(spec.url);
-    return { body, via: mirror ? `mirror:${rewriteOnto(spec.url, mirror)}` : 'upstream', lastModified: http.last()!.lastModified, pages: null };
+    const headers: Record<string, string> = {};
+    if (previous?.etag) headers['if-none-match'] = previous.etag;
+    if (previous?.last_modified) headers['if-modified-since'] = new Date(previous.last_modified).toUTCString();
+    await http.get(spec.url, { headers });
+    const got = http.last()!;
+    return { body: got.notModified ? null : got.body, via: mirror ? `mirror:${rewriteOnto(spec.url, mirror)}` : 'upstream', lastModified: got.lastModified, etag: got.etag, pages: null };
   }
   const pages: Buffer[] = [];
   for await (const page of spec.pages(http.get)) pages.push(page);
@@ -88,7 +87,7 @@ async function fromUpstream(spec: LiveInput, mirror: string | undefined) {
       throw new Error(`${spec.url}: page ${i + 1} is not JSON`);
     }
   }
-  return { body: pageArray(pages), via: mirror ? `mirror:${mirror}` : 'upstream', lastModified: null, pages: pages.length };
+  return { body: pageArray(pages), via: mirror ? `mirror:${mirror}` : 'upstream', lastModified: null, etag: null, pages: pages.length };
 }
 
 function fromFolder(spec: LiveInput, mirror: string) {
@@ -96,24 +95,26 @@ function fromFolder(spec: LiveInput, mirror: string) {
     const loc = mirrorLocation(url, mirror);
     if (!existsSync(loc) || !statSync(loc).isFile()) continue;
     const file = readFileSync(loc);
-    return { body: spec.pages ? pageArray([file]) : file, via: `mirror:${url}`, lastModified: null, pages: spec.pages ? 1 : null };
+    return { body: spec.pages ? pageArray([file]) : file, via: `mirror:${url}`, lastModified: null, etag: null, pages: spec.pages ? 1 : null };
   }
   throw new Error(`not in mirror (${mirrorLocation(spec.url, mirror)}${spec.variants?.length ? ' or its variants' : ''})`);
 }
 
-export async function fetchLive(spec: LiveInput, env: NodeJS.ProcessEnv = process.env): Promise<'fetched' | 'cached'> {
+export async function fetchLive(spec: LiveInput, env: NodeJS.ProcessEnv = process.env, signal?: AbortSignal): Promise<'fetched' | 'cached'> {
   const mirror = env.ALMANAC_MIRROR;
-  const got = mirror && !isHttp(mirror) ? fromFolder(spec, mirror) : await fromUpstream(spec, mirror);
   const dest = cachedLocation(spec.url, env);
-  // Unchanged upstream: keep the copy and its record (fetched_at = when these bytes were
-  // first seen), so an unchanged feed does not make `npm start` rebuild.
-  const digest = sha256(got.body);
+  let old: FetchRecord | null = null;
   try {
-    const old: FetchRecord = JSON.parse(readFileSync(fetchRecordPath(dest), 'utf8'));
-    if (old.sha256 === digest && existsSync(dest)) return 'cached';
+    old = existsSync(dest) ? JSON.parse(readFileSync(fetchRecordPath(dest), 'utf8')) : null;
   } catch {
     // no previous record: write one
   }
+  const got = mirror && !isHttp(mirror) ? fromFolder(spec, mirror) : await fromUpstream(spec, mirror, { env, signal }, old);
+  if (!got.body) return 'cached'; // 304 Not Modified
+  // Unchanged upstream: keep the copy and its record (fetched_at = when these bytes were
+  // first seen), so an unchanged feed does not make `npm start` rebuild.
+  const digest = sha256(got.body);
+  if (old?.sha256 === digest) return 'cached';
   const record: FetchRecord = {
     url: spec.url,
     fetched_at: new Date().toISOString(),
@@ -122,6 +123,7 @@ export async function fetchLive(spec: LiveInput, env: NodeJS.ProcessEnv = proces
     via: got.via,
     last_modified: got.lastModified ? new Date(got.lastModified).toISOString() : null,
     pages: got.pages,
+    ...(got.etag ? { etag: got.etag } : {}),
   };
   mkdirSync(path.dirname(dest), { recursive: true });
   // Data first, then its record: a crash in between leaves a record that no longer

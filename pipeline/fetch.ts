@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DatasetSource, InputSpec } from '../sources/contract.ts';
 import { integrityOf, sha256 } from './inputs.ts';
-import { USER_AGENT, fetchLive, fetchWithCause } from './fetch-live.ts';
+import { fetchLive } from './fetch-live.ts';
+import { USER_AGENT, getWithRetries } from './http-get.ts';
 
 export { USER_AGENT };
 import { cachedLocation, mirrorLocation, tarballLocation } from './paths.ts';
@@ -30,23 +31,23 @@ const fetched = (spec: InputSpec) => spec.kind === 'url' || spec.kind === 'npm-t
 const optional = (spec: InputSpec) => (spec.kind === 'url' || spec.kind === 'live') && !!spec.optional;
 const label = (spec: InputSpec) => (spec.kind === 'npm-tarball' ? `npm:${spec.package}@${spec.version}` : 'url' in spec ? spec.url : spec.kind);
 
-async function download(location: string): Promise<Buffer> {
+async function download(location: string, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<Buffer> {
   if (!/^https?:\/\//.test(location)) {
     if (!existsSync(location)) throw new Error(`not in mirror (${location})`);
     return readFileSync(location);
   }
-  const res = await fetchWithCause(location, { headers: { 'user-agent': USER_AGENT }, signal: AbortSignal.timeout(30_000) });
+  const res = await getWithRetries(location, { headers: { 'user-agent': USER_AGENT } }, { env, signal });
   if (!res.ok) throw new Error(`HTTP ${res.status} from ${location}`);
   return Buffer.from(await res.arrayBuffer());
 }
 
 /** Fetch one pinned URL into the cache; never leaves a partial or unverified file behind. */
-export async function fetchOne(url: string, expected: string, env: NodeJS.ProcessEnv = process.env) {
+export async function fetchOne(url: string, expected: string, env: NodeJS.ProcessEnv = process.env, signal?: AbortSignal) {
   const dest = cachedLocation(url, env);
   if (existsSync(dest) && sha256(readFileSync(dest)) === expected) return 'cached' as const;
   const mirror = env.ALMANAC_MIRROR;
   const location = mirror ? mirrorLocation(url, mirror) : url;
-  const body = await download(location);
+  const body = await download(location, env, signal);
   const got = sha256(body);
   if (got !== expected) throw new Error(`sha256 mismatch for ${url}: got ${got}, pinned ${expected}`);
   mkdirSync(path.dirname(dest), { recursive: true });
@@ -88,15 +89,18 @@ export async function fetchTarball(pkg: string, version: string, integrity: stri
 
 export async function fetchAll(sources: DatasetSource<any>[], env: NodeJS.ProcessEnv = process.env, log = console.log) {
   const outcomes: FetchOutcome[] = [];
+  // Every request of one source shares a deadline, so one slow publisher cannot hold the night.
+  const deadlineMs = Number(env.ALMANAC_FETCH_SOURCE_TIMEOUT_S ?? 900) * 1000;
   for (const source of sources) {
     const failed: (FetchOutcome & { optional: boolean })[] = [];
     const specs = Object.values(source.inputs).filter(fetched);
+    const signal = AbortSignal.timeout(deadlineMs);
     for (const spec of specs) {
       const url = label(spec);
       try {
         const status = spec.kind === 'url'
-          ? await fetchOne(spec.url, spec.sha256, env)
-          : spec.kind === 'live' ? await fetchLive(spec, env) : await fetchTarball(spec.package, spec.version, spec.integrity, env);
+          ? await fetchOne(spec.url, spec.sha256, env, signal)
+          : spec.kind === 'live' ? await fetchLive(spec, env, signal) : await fetchTarball(spec.package, spec.version, spec.integrity, env);
         outcomes.push({ dataset: source.id, url, status });
       } catch (err) {
         const reason = (err as Error).message.split('\n')[0];

@@ -34,6 +34,8 @@ export interface FetchRecord {
   via: string;
   last_modified: string | null;
   pages: number | null;
+  /** The upstream's ETag, for the next fetch's If-None-Match (the build does not read it). */
+  etag?: string;
 }
 
 export class InputUnavailable extends Error {}

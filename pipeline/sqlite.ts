@@ -25,7 +25,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { datasetId } from '../sources/scripture/dataset.ts';
 import { STUDY_DATASET } from '../sources/scripture/study/dataset.ts';
-import { PACK_SIZE, keyBucketPath, packPath } from './paths.ts';
+import { keyBucketPath } from './paths.ts';
+import { records } from './release-records.ts';
 import type { DatasetInfo } from './shards.ts';
 import { studyTables } from './sqlite-study.ts';
 import type { Manifest } from './writer.ts';
@@ -155,18 +156,6 @@ function addAliases(db: Db, dir: string, info: DatasetInfo, idOrdinal: (id: stri
     for (const [k, v] of Object.entries(bucket)) {
       if (!k.startsWith('~')) continue;
       for (const o of typeof v === 'number' ? [v] : v.map(idOrdinal).filter((x): x is number => x !== undefined)) ins.run(k.slice(1), o);
-    }
-  }
-}
-
-/** The records of a dataset, in list order, with their line of JSON as the API serves it. */
-export function* records(dir: string, info: DatasetInfo): Generator<{ ordinal: number; rec: Record<string, unknown>; line: string }> {
-  for (let n = 0; n < info.packs; n++) {
-    const text = readFileSync(path.join(dir, packPath(info.id, n)), 'utf8');
-    let ordinal = n * PACK_SIZE;
-    for (const line of text.split('\n')) {
-      if (!line) continue;
-      yield { ordinal: ordinal++, rec: JSON.parse(line) as Record<string, unknown>, line };
     }
   }
 }

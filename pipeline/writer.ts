@@ -10,7 +10,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { sha256 } from './inputs.ts';
-import { COMPRESS_MIN_BYTES, MANIFEST, bundlesDir, precompressed, currentPointer, releaseDir, releasesDir } from './paths.ts';
+import { COMPRESS_MIN_BYTES, MANIFEST, bundlesDir, precompressed, currentPointer, isDatasetFile, releaseDir, releasesDir } from './paths.ts';
 import type { OutFile } from './shards.ts';
 
 export interface FileEntry {
@@ -71,6 +71,37 @@ export class ReleaseWriter {
 
   get files() {
     return this.entries.size;
+  }
+
+  /** The files written so far, with their entries. */
+  written(): IterableIterator<[string, FileEntry]> {
+    return this.entries.entries();
+  }
+
+  /**
+   * Takes a dataset's files back out of the release: those written here and any a worker
+   * thread left on disk without reporting them (a dataset that failed half way), with their
+   * compressed variants. The build then carries the live version in their place. Returns
+   * the bytes taken out.
+   */
+  discard(id: string): number {
+    let bytes = 0;
+    for (const [p, e] of [...this.entries]) {
+      if (!isDatasetFile(id, p)) continue;
+      bytes += e.size;
+      this.entries.delete(p);
+    }
+    const walk = (rel: string) => {
+      const dir = path.join(this.tmp, rel);
+      if (!existsSync(dir)) return;
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const child = `${rel}/${e.name}`;
+        if (e.isDirectory()) walk(child);
+        else if (isDatasetFile(id, child.replace(/\.(br|gz)$/, ''))) rmSync(path.join(this.tmp, child));
+      }
+    };
+    walk(id);
+    return bytes;
   }
 
   /**

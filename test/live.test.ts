@@ -60,7 +60,7 @@ describe('fetching a live, paged input', () => {
   });
 
   it('keeps the last good copy when the upstream fails, and says so in one line', async () => {
-    const env = { ALMANAC_CACHE: dir(), ALMANAC_MIRROR: upstream.base };
+    const env = { ALMANAC_CACHE: dir(), ALMANAC_MIRROR: upstream.base, ALMANAC_FETCH_BACKOFF_MS: '10' };
     await fetchLive(feed.inputs.events as any, env);
     const before = readFileSync(cachedLocation(FEED_URL, env));
     const recordBefore = readFileSync(fetchRecordPath(cachedLocation(FEED_URL, env)));

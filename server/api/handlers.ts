@@ -5,6 +5,7 @@
  */
 import { OPENAPI } from '../../pipeline/paths.ts';
 import { DEFAULT_REFRESH, type DatasetInfo } from '../../pipeline/shards.ts';
+import { dataTime, staleAt, type GatedInfo } from '../../pipeline/gate.ts';
 import { ApiError } from '../http/errors.ts';
 import { columnPredicate } from './filters.ts';
 import { searchMeta } from '../search/search-bounds.ts';
@@ -67,27 +68,20 @@ const info = (ctx: Ctx, ds: string) => ctx.release.datasets.get(ds)!;
  * stays the same between fetches; the data's age in seconds travels in the `Data-Age`
  * header instead (dataAge below).
  */
-export function freshness(i: DatasetInfo & { carried_forward_from?: string }, now = Date.now()): Record<string, unknown> {
-  if (!i.live && i.upstream_time === undefined) return {};
+export function freshness(i: GatedInfo, now = Date.now()): Record<string, unknown> {
+  const held = i.held_back ? { held_back: { ...i.held_back, data_from: i.carried_forward_from ?? null } } : {};
+  if (!i.live && i.upstream_time === undefined) return held;
   return {
     upstream_time: i.upstream_time ?? null,
     fetched_at: i.fetched_at ?? null,
     stale: isStale(i, now),
     ...(i.carried_forward_from ? { carried_forward_from: i.carried_forward_from } : {}),
+    ...held,
   };
 }
 
-/** The data's own time: the upstream's timestamp, else when it was fetched (null for fixed data). */
-const dataTime = (i: DatasetInfo) => {
-  const basis = i.upstream_time ?? i.fetched_at ?? null;
-  return basis ? Date.parse(basis) : null;
-};
-
-export function isStale(i: DatasetInfo & { carried_forward_from?: string }, now = Date.now()): boolean {
-  if (i.carried_forward_from) return true;
-  const t = dataTime(i);
-  const limit = (i.refresh ?? DEFAULT_REFRESH).stale_after_seconds;
-  return i.live === true && t !== null && (now - t) / 1000 > limit;
+export function isStale(i: GatedInfo, now = Date.now()): boolean {
+  return !!i.carried_forward_from || staleAt(i, now);
 }
 
 /** Seconds since the data's own time, for the `Data-Age` header of live responses; null when unknown. */
@@ -271,11 +265,18 @@ function endpointOf(id: string): string {
   return `/apis/${id}`;
 }
 
+/** The date of a dataset's data: the upstream's own time, else its fetch time (live feeds); null for fixed data. */
+const dataDate = (i: DatasetInfo) => {
+  const t = dataTime(i);
+  return t === null ? null : new Date(t).toISOString();
+};
+
 export const catalogue: Handler = (ctx) => {
   const data = [...ctx.release.datasets.values()].map((i) => ({
     ...datasetMeta(i),
     ...freshness(i),
     ...(i.live ? { refresh: i.refresh ?? DEFAULT_REFRESH } : {}),
+    data_date: dataDate(i),
     title: i.title,
     description: i.description,
     coverage: i.coverage ?? null,

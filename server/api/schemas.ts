@@ -26,7 +26,16 @@ const FRESHNESS: Record<string, SchemaObject> = {
   upstream_time: { ...nullableStr, description: "The upstream's own timestamp (ISO 8601), else null" },
   fetched_at: { ...nullableStr, description: 'When the build fetched the live input' },
   stale: { type: 'boolean', description: "true when the data is older (upstream time, else fetch time) than the dataset's refresh.stale_after_seconds, or was carried forward; the age itself is the Data-Age header" },
-  carried_forward_from: { ...str, description: 'Release whose data was kept because the upstream could not be reached' },
+  carried_forward_from: { ...str, description: 'Release whose data this is: kept because the upstream could not be reached, or held back' },
+  held_back: {
+    type: 'object', required: ['reason', 'since', 'data_from'],
+    description: "The nightly's quality gate kept the previous data instead of a new build (its record count fell too far, its live feed was stale, or a record failed validation)",
+    properties: {
+      reason: str,
+      since: { ...str, description: 'When the dataset was first held back (ISO 8601)' },
+      data_from: { ...nullableStr, description: 'Release whose data is served' },
+    },
+  },
 };
 
 const DATASET_META_PROPS: Record<string, SchemaObject> = {
@@ -70,10 +79,11 @@ export const CATALOGUE_SCHEMA: SchemaObject = {
       items: {
         oneOf: [
           {
-            type: 'object', required: [...DATASET_META.required, 'title', 'description', 'coverage', 'records', 'status', 'endpoints'],
+            type: 'object', required: [...DATASET_META.required, 'title', 'description', 'coverage', 'records', 'status', 'endpoints', 'data_date'],
             properties: {
               ...DATASET_META_PROPS, title: str, description: str, coverage: nullableStr, records: { type: 'integer', minimum: 0 },
               status: { const: 'available' }, endpoints: str,
+              data_date: { ...nullableStr, description: "The data's own date: the upstream's timestamp, else when the live input was fetched; null for fixed data" },
               refresh: {
                 type: 'object', required: ['expected_seconds', 'stale_after_seconds'], description: 'Live feeds: expected refresh interval and the age past which meta.stale is true',
                 properties: { expected_seconds: { type: 'integer', minimum: 1 }, stale_after_seconds: { type: 'integer', minimum: 1 } },

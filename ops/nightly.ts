@@ -1,0 +1,136 @@
+/**
+ * `npm run nightly` (issue 29): the whole night's work as one job a scheduler runs —
+ * fetch (retries with backoff, a deadline per source, conditional requests to live
+ * feeds), build with the quality gate (pipeline/gate.ts: a dataset that shrank too much,
+ * went stale or fails validation is held back, the rest move on), the offline downloads,
+ * switch `current` (atomic; a failure at any step leaves the live release as it was),
+ * publish to the edge when ALMANAC_EDGE_URL and ALMANAC_EDGE_TOKEN are set, keep the last
+ * N releases and prune the rest, and a report (pipeline/report.ts) of what changed.
+ *
+ * Idempotent: with unchanged inputs the build gives the live release again (a release id
+ * is the hash of its files), so nothing is written and the report says "no change".
+ *
+ * Exit codes, for the scheduler: 0 every dataset moved on; 3 the release moved on with
+ * datasets held back, carried forward or absent (the report says which and why); 1 the
+ * night failed and the live release is unchanged; 2 bad arguments or another nightly
+ * running.
+ */
+import { parseArgs } from 'node:util';
+import type { DatasetSource } from '../sources/contract.ts';
+import { ALL_SOURCES } from '../sources/index.ts';
+import { defaultWorkers } from '../pipeline/build.ts';
+import { isMain } from '../pipeline/cli.ts';
+import { fetchAll } from '../pipeline/fetch.ts';
+import { DEFAULT_MAX_DROP } from '../pipeline/gate.ts';
+import { distDir } from '../pipeline/paths.ts';
+import { markdown, nightlyReport, readManifest, writeReport, type NightlyReport } from '../pipeline/report.ts';
+import { readCurrent } from '../pipeline/writer.ts';
+import { build, withDownloads } from '../server/cli/build.ts';
+import { LockBusy, tryLock } from '../server/state/lock.ts';
+import { publishRelease } from '../edge/publish.ts';
+import path from 'node:path';
+import { mkdirSync } from 'node:fs';
+
+export const EXIT = { ok: 0, failed: 1, usage: 2, heldBack: 3 } as const;
+export const DEFAULT_KEEP = 7;
+
+export interface NightlyOptions {
+  env?: NodeJS.ProcessEnv;
+  sources?: DatasetSource<any>[];
+  /** Releases kept, the live one included (default ALMANAC_NIGHTLY_KEEP, else 7). */
+  keep?: number;
+  /** Default ALMANAC_NIGHTLY_MAX_DROP, else 0.1. */
+  maxDrop?: number;
+  /** Datasets the gate's count and staleness rules let through this once. */
+  accept?: string[];
+  /** Skip the fetch (inputs already cached). */
+  fetch?: boolean;
+  downloads?: boolean;
+  workers?: number;
+  now?: () => number;
+  log?: (line: string) => void;
+}
+
+/** One night. Resolves to the report and the exit code; throws nothing (a failure is exit 1). */
+export async function nightly(o: NightlyOptions = {}): Promise<{ code: number; report: NightlyReport | null; error?: string }> {
+  const env = o.env ?? process.env;
+  const log = o.log ?? ((l: string) => console.log(l));
+  const now = o.now ?? Date.now;
+  const dist = distDir(env);
+  const started = now();
+  mkdirSync(dist, { recursive: true });
+  let unlock: () => void;
+  try {
+    unlock = tryLock(path.join(dist, 'nightly.lock'), log);
+  } catch (err) {
+    if (err instanceof LockBusy) return { code: EXIT.usage, report: null, error: err.message };
+    throw err;
+  }
+  try {
+    const sources = o.sources ?? ALL_SOURCES;
+    const fetched = o.fetch === false ? [] : await fetchAll(sources, env, log);
+    const before = readManifest(dist, readCurrent(dist));
+    const keep = Math.max(1, o.keep ?? envNumber(env.ALMANAC_NIGHTLY_KEEP) ?? DEFAULT_KEEP);
+    const result = await build({
+      env, sources, log, workers: o.workers ?? (o.sources ? 0 : defaultWorkers(env)), keep: keep - 1,
+      gate: { maxDrop: o.maxDrop ?? envNumber(env.ALMANAC_NIGHTLY_MAX_DROP) ?? DEFAULT_MAX_DROP, accept: o.accept ?? [], now: started },
+      ...(o.downloads === false ? {} : { beforeLive: withDownloads(env, log) }),
+    });
+    const after = readManifest(dist, result.release)!;
+    if (env.ALMANAC_EDGE_URL && env.ALMANAC_EDGE_TOKEN) {
+      await publishRelease({ url: env.ALMANAC_EDGE_URL, token: env.ALMANAC_EDGE_TOKEN, dist, id: result.release, log });
+    }
+    const report = nightlyReport({ dist, before, after, builds: result.reports, started, now: now(), fetch: fetched });
+    if (report.new_release) writeReport(dist, report);
+    summarise(report, log);
+    return { code: report.outcome === 'ok' ? EXIT.ok : EXIT.heldBack, report };
+  } catch (err) {
+    const message = (err as Error).message;
+    log(`nightly failed, the live release is unchanged: ${message}`);
+    return { code: EXIT.failed, report: null, error: message };
+  } finally {
+    unlock();
+  }
+}
+
+const envNumber = (v: string | undefined) => (v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined);
+
+function summarise(r: NightlyReport, log: (l: string) => void) {
+  const moved = r.datasets.filter((d) => d.status === 'built');
+  log(r.new_release
+    ? `nightly: release ${r.release} is live (was ${r.previous ?? 'none'}); ${moved.length} datasets changed, ${r.datasets.filter((d) => d.status === 'unchanged').length} unchanged, ${r.held_back.length} held back / carried forward / absent; report in dist/reports/${r.release}.md`
+    : `nightly: no change — release ${r.release} is already live; nothing written`);
+  for (const d of moved) log(`  ${d.id}: +${d.added} -${d.removed} ~${d.changed} (${d.records} records)`);
+  for (const d of r.datasets.filter((d) => d.reason)) log(`  ${d.id} ${d.status}: ${d.reason}`);
+}
+
+if (isMain(import.meta.url)) {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        keep: { type: 'string' }, 'max-drop': { type: 'string' }, accept: { type: 'string', multiple: true },
+        'no-fetch': { type: 'boolean', default: false }, 'no-downloads': { type: 'boolean', default: false },
+        report: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
+      },
+    }));
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(EXIT.usage);
+  }
+  const keep = values.keep === undefined ? undefined : Number(values.keep);
+  const maxDrop = values['max-drop'] === undefined ? undefined : Number(values['max-drop']);
+  if (values.help || (keep !== undefined && !(Number.isInteger(keep) && keep >= 1)) || (maxDrop !== undefined && !(maxDrop >= 0 && maxDrop <= 1))) {
+    console.log(`usage: npm run nightly [-- --keep N] [--max-drop 0.1] [--accept <dataset>]... [--no-fetch] [--no-downloads] [--report]
+  fetch, build with the quality gate, downloads, switch, publish (ALMANAC_EDGE_URL + ALMANAC_EDGE_TOKEN), prune to N releases (default ${DEFAULT_KEEP})
+  --max-drop   largest fall in a dataset's record count let through (fraction, default ${DEFAULT_MAX_DROP})
+  --accept     let this dataset through the count and staleness rules once (repeatable)
+  --report     print the Markdown report
+  exit: 0 all moved on, 3 some held back / carried forward / absent, 1 failed (live release unchanged), 2 usage or another nightly running`);
+    process.exit(values.help ? EXIT.ok : EXIT.usage);
+  }
+  const { code, report, error } = await nightly({ keep, maxDrop, accept: values.accept, fetch: !values['no-fetch'], downloads: !values['no-downloads'] });
+  if (error && code === EXIT.usage) console.error(error);
+  if (values.report && report) console.log(markdown(report));
+  process.exit(code);
+}

@@ -1,0 +1,76 @@
+/**
+ * The nightly's quality gate (issue 29): whether a freshly built dataset may replace the
+ * live release's version of it. A dataset is *held back* — the new release carries the
+ * live version, marked with why and since when — when, compared with the live release,
+ *   - its record count fell by more than `maxDrop` (default 10 %): a truncated file, an
+ *     error page parsed as data, an empty feed;
+ *   - it is a live feed whose data is older than its `refresh.stale_after_seconds`;
+ *   - a record failed validation (build.ts, in gate mode, holds it back instead of failing).
+ * Only a dataset that changed is judged: one that built to the live version's files is the
+ * live version, held back or not. `accept` lets an operator pass a dataset the count or
+ * staleness rule would hold back (a known, real shrink).
+ */
+import { DEFAULT_REFRESH, type DatasetInfo } from './shards.ts';
+import { isDatasetFile } from './paths.ts';
+import type { FileEntry } from './writer.ts';
+
+export interface GateOptions {
+  /** The largest fall in record count accepted, as a fraction (0.1 = 10 %). */
+  maxDrop?: number;
+  /** Datasets the count and staleness rules do not hold back this time. */
+  accept?: string[];
+  /** The time the gate judges staleness at and stamps `since` with (ms; default now). */
+  now?: number;
+}
+
+/** What a held-back dataset's manifest entry, `meta` and catalogue entry carry. */
+export interface HeldBack {
+  reason: string;
+  /** When this dataset was first held back, in this run of holds (ISO 8601). */
+  since: string;
+}
+
+export type GatedInfo = DatasetInfo & { carried_forward_from?: string; held_back?: HeldBack };
+
+export const DEFAULT_MAX_DROP = 0.1;
+
+/** The data's own time: the upstream's timestamp, else when it was fetched (null for fixed data). */
+export function dataTime(i: DatasetInfo): number | null {
+  const basis = i.upstream_time ?? i.fetched_at ?? null;
+  return basis ? Date.parse(basis) : null;
+}
+
+/** A live dataset whose data is older than its refresh.stale_after_seconds at `now`. */
+export function staleAt(i: DatasetInfo, now: number): boolean {
+  const t = dataTime(i);
+  return i.live === true && t !== null && (now - t) / 1000 > (i.refresh ?? DEFAULT_REFRESH).stale_after_seconds;
+}
+
+/** Whether the dataset's files differ from the live release's (paths or contents). */
+export function datasetChanged(id: string, next: Iterable<[string, FileEntry]>, live: Record<string, FileEntry>): boolean {
+  const mine = [...next].filter(([p]) => isDatasetFile(id, p));
+  const theirs = Object.entries(live).filter(([p]) => isDatasetFile(id, p));
+  if (mine.length !== theirs.length) return true;
+  return mine.some(([p, e]) => live[p]?.sha256 !== e.sha256);
+}
+
+/** Why the new build of a changed dataset should not replace the live one; null to let it through. */
+export function holdBackReason(id: string, next: DatasetInfo, live: DatasetInfo, gate: GateOptions): string | null {
+  if (gate.accept?.includes(id)) return null;
+  const maxDrop = gate.maxDrop ?? DEFAULT_MAX_DROP;
+  if (live.records > 0 && next.records < live.records * (1 - maxDrop)) {
+    const fall = (1 - next.records / live.records) * 100;
+    return `records fell from ${live.records} to ${next.records} (-${fall.toFixed(1)} %), more than the ${(maxDrop * 100).toFixed(0)} % allowed`;
+  }
+  const now = gate.now ?? Date.now();
+  if (staleAt(next, now)) {
+    const hours = (next.refresh ?? DEFAULT_REFRESH).stale_after_seconds / 3600;
+    return `live feed is stale: its data is from ${new Date(dataTime(next)!).toISOString()}, older than the ${hours} h it allows`;
+  }
+  return null;
+}
+
+/** The marker of a dataset held back now: `since` kept from the live release when it was already held back. */
+export function heldBack(reason: string, live: GatedInfo, gate: GateOptions): HeldBack {
+  return { reason, since: live.held_back?.since ?? new Date(gate.now ?? Date.now()).toISOString() };
+}

@@ -1,0 +1,118 @@
+/**
+ * The fetch step against an unreliable upstream (issue 29), on a loopback server: a
+ * request that fails with 502, 503 or 429 is retried with backoff (a refused connection is
+ * not: an offline machine fails fast); Retry-After
+ * is honoured; a live input is asked conditionally (ETag / Last-Modified) and a 304 keeps
+ * the cached copy and its record; a source past its deadline fails with that reason while
+ * the last good copy stays.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatasetSource, LiveInput } from '../sources/contract.ts';
+import { fetchAll, fetchOne } from '../pipeline/fetch.ts';
+import { fetchLive } from '../pipeline/fetch-live.ts';
+import { sha256 } from '../pipeline/inputs.ts';
+import { cachedLocation, fetchRecordPath } from '../pipeline/paths.ts';
+import { fakeUpstream } from './helpers.ts';
+import { tempDirs } from './temp.ts';
+
+const dir = tempDirs('almanac-fetch-http-');
+const URL_ONE = 'https://feed.example/v1/one.json';
+const STATIC = 'https://files.example/data/codes.csv';
+const BODY = JSON.stringify({ generated: '2026-11-26T00:00:00Z', items: [1, 2, 3] });
+const CSV = 'code,title\n11,Agriculture\n';
+const spec: LiveInput = { kind: 'live', url: URL_ONE, format: 'json' };
+
+let fail: { left: number; status: number; headers?: Record<string, string> } = { left: 0, status: 503 };
+let slow = 0;
+let upstream: Awaited<ReturnType<typeof fakeUpstream>>;
+beforeAll(async () => {
+  upstream = await fakeUpstream((req) => {
+    if (fail.left > 0) {
+      fail.left--;
+      return { status: fail.status, body: 'try later', headers: fail.headers };
+    }
+    if (req.url === '/files.example/data/codes.csv') return { body: CSV, type: 'text/csv' };
+    if (req.url !== '/feed.example/v1/one.json') return { status: 404, body: 'no' };
+    if (req.headers['if-none-match'] === '"v1"') return { status: 304, body: '' };
+    return { body: BODY, headers: { etag: '"v1"', 'last-modified': 'Wed, 25 Nov 2026 12:00:00 GMT' } };
+  });
+});
+afterAll(() => upstream?.close());
+
+const envFor = (extra: Record<string, string> = {}) => ({ ALMANAC_CACHE: dir(), ALMANAC_MIRROR: upstream.base, ALMANAC_FETCH_BACKOFF_MS: '20', ...extra });
+
+describe('fetching with retries', () => {
+  it('retries a 503 with backoff and gets the file on the third attempt', async () => {
+    const env = envFor();
+    fail = { left: 2, status: 503 };
+    upstream.requests.length = 0;
+    const t0 = performance.now();
+    expect(await fetchOne(STATIC, sha256(CSV), env)).toBe('fetched');
+    expect(upstream.requests.length).toBe(3);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(20 + 80); // 20 ms, then 4 × 20 ms
+    expect(readFileSync(cachedLocation(STATIC, env), 'utf8')).toBe(CSV);
+  });
+
+  it('gives up after three attempts, naming the status; a 404 is not retried', async () => {
+    const env = envFor();
+    fail = { left: 5, status: 502 };
+    upstream.requests.length = 0;
+    await expect(fetchOne(STATIC, sha256(CSV), env)).rejects.toThrow(/HTTP 502/);
+    expect(upstream.requests.length).toBe(3);
+    fail = { left: 5, status: 404 };
+    upstream.requests.length = 0;
+    await expect(fetchOne(STATIC, sha256(CSV), env)).rejects.toThrow(/HTTP 404/);
+    expect(upstream.requests.length).toBe(1);
+    fail = { left: 0, status: 503 };
+  });
+
+  it('does not retry where nobody listens (an offline machine fails fast)', async () => {
+    const { createServer } = await import('node:net');
+    const s = createServer().listen(0, '127.0.0.1');
+    await new Promise((r) => s.once('listening', r));
+    const port = (s.address() as { port: number }).port;
+    await new Promise((r) => s.close(r)); // a port nobody listens on
+    const t0 = performance.now();
+    await expect(fetchOne(STATIC, sha256(CSV), { ...envFor(), ALMANAC_MIRROR: `http://127.0.0.1:${port}`, ALMANAC_FETCH_BACKOFF_MS: '1000' })).rejects.toThrow(/ECONNREFUSED\): 127\.0\.0\.1:\d+$/);
+    expect(performance.now() - t0).toBeLessThan(900);
+  });
+
+  it('waits as long as Retry-After says on a 429', async () => {
+    fail = { left: 1, status: 429, headers: { 'retry-after': '1' } };
+    const t0 = performance.now();
+    expect(await fetchLive(spec, envFor())).toBe('fetched');
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(990);
+  });
+});
+
+describe('conditional requests to a live feed', () => {
+  it('sends If-None-Match and If-Modified-Since from the last fetch; a 304 keeps the copy and its record', async () => {
+    const env = envFor();
+    expect(await fetchLive(spec, env)).toBe('fetched');
+    const record = JSON.parse(readFileSync(fetchRecordPath(cachedLocation(URL_ONE, env)), 'utf8'));
+    expect(record).toMatchObject({ etag: '"v1"', last_modified: '2026-11-25T12:00:00.000Z' });
+    upstream.requests.length = 0;
+    expect(await fetchLive(spec, env)).toBe('cached');
+    expect(upstream.requests[0].headers).toMatchObject({ 'if-none-match': '"v1"', 'if-modified-since': 'Wed, 25 Nov 2026 12:00:00 GMT' });
+    expect(JSON.parse(readFileSync(fetchRecordPath(cachedLocation(URL_ONE, env)), 'utf8'))).toEqual(record);
+    expect(readFileSync(cachedLocation(URL_ONE, env), 'utf8')).toBe(BODY);
+  });
+});
+
+describe("a source's deadline", () => {
+  it('stops a source whose upstream keeps failing once its deadline passes, and keeps the last good copy', async () => {
+    const env = envFor({ ALMANAC_FETCH_SOURCE_TIMEOUT_S: '0.3', ALMANAC_FETCH_BACKOFF_MS: '200' });
+    expect(await fetchLive(spec, env)).toBe('fetched');
+    const source = { id: 'one', inputs: { one: spec } } as unknown as DatasetSource<any>;
+    fail = { left: 10, status: 503 };
+    const lines: string[] = [];
+    const t0 = performance.now();
+    const out = await fetchAll([source], env, (l) => lines.push(l));
+    fail = { left: 0, status: 503 };
+    expect(out).toEqual([expect.objectContaining({ status: 'failed', reason: "the source's fetch deadline passed" })]);
+    expect(performance.now() - t0).toBeLessThan(1000); // not the 200 + 800 ms of backoff
+    expect(lines).toEqual([expect.stringMatching(/^fetch: one: skipped, 1 of 1 inputs unavailable .*deadline/)]);
+    expect(readFileSync(cachedLocation(URL_ONE, env), 'utf8')).toBe(BODY);
+  });
+});
