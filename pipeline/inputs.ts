@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
 import path from 'node:path';
 import type { DatasetSource, InputFormat, InputSpec, RawInputs, TextEncoding } from '../sources/contract.ts';
-import { PROJECT_ROOT, cachedLocation, fetchRecordPath, tarballLocation } from './paths.ts';
+import { PROJECT_ROOT, cachedLocation, fetchRecordPath, tarballLocation, viaPath } from './paths.ts';
 import { untar } from './tar.ts';
 import { readWorkbook } from '../sources/readers/xlsx.ts';
 
@@ -140,7 +140,9 @@ async function resolveOne(name: string, spec: InputSpec, env: NodeJS.ProcessEnv)
       if (got !== spec.sha256) {
         throw new InputUnavailable(`${spec.url}: cached copy has sha256 ${got}, expected ${spec.sha256}`);
       }
-      return { raw, resolved: { name, ref: spec.url, sha256: got } };
+      // Bytes from a known copy say so: `via` is the copy's URL (pipeline/fetch.ts fetchPinned).
+      const via = existsSync(viaPath(file)) ? readFileSync(viaPath(file), 'utf8').trim() : undefined;
+      return { raw, resolved: { name, ref: spec.url, sha256: got, ...(via ? { via } : {}) } };
     }
     case 'live': {
       // Nothing to pin: the cached copy must match what the fetch recorded, so a torn or

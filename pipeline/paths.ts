@@ -131,6 +131,8 @@ export function cachedLocation(url: string, env: NodeJS.ProcessEnv = process.env
 
 /** Beside a live input's cached copy: when and from where it was fetched, and its sha256. */
 export const fetchRecordPath = (cached: string) => `${cached}.fetch.json`;
+/** Beside a pinned file fetched from a known copy rather than its publisher: the copy's URL. */
+export const viaPath = (cached: string) => `${cached}.via`;
 
 /** Cache location of an npm registry tarball (the registry's own URL layout). */
 export function tarballLocation(pkg: string, version: string, env: NodeJS.ProcessEnv = process.env): string {

@@ -23,8 +23,12 @@ export type InputSpec =
    * verified against the registry's sha512 integrity.
    */
   | { kind: 'npm-tarball'; package: string; version: string; integrity: string; file: string; format: 'json' | 'text' | 'buffer' }
-  /** An upstream file fetched by `npm run fetch` into the cache and verified against sha256. */
-  | { kind: 'url'; url: string; sha256: string; format: InputFormat; optional?: boolean; encoding?: TextEncoding }
+  /**
+   * An upstream file fetched by `npm run fetch` into the cache and verified against sha256.
+   * `url` is the publisher's address; `copies` are known copies of the same bytes, tried
+   * in order when the publisher cannot be reached or serves bytes other than the pin.
+   */
+  | { kind: 'url'; url: string; sha256: string; format: InputFormat; optional?: boolean; encoding?: TextEncoding; copies?: string[] }
   /**
    * A live upstream whose bytes change (a rolling feed, a monthly extract, a paged API):
    * nothing to pin, so `npm run fetch` records the sha256 and the fetch time beside the

@@ -6,13 +6,13 @@
  * the cached copy and its record; a source past its deadline fails with that reason while
  * the last good copy stays.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatasetSource, LiveInput } from '../sources/contract.ts';
-import { fetchAll, fetchOne } from '../pipeline/fetch.ts';
+import { fetchAll, fetchOne, fetchPinned } from '../pipeline/fetch.ts';
 import { fetchLive } from '../pipeline/fetch-live.ts';
 import { sha256 } from '../pipeline/inputs.ts';
-import { cachedLocation, fetchRecordPath } from '../pipeline/paths.ts';
+import { cachedLocation, fetchRecordPath, viaPath } from '../pipeline/paths.ts';
 import { fakeUpstream } from './helpers.ts';
 import { tempDirs } from './temp.ts';
 
@@ -24,7 +24,7 @@ const CSV = 'code,title\n11,Agriculture\n';
 const spec: LiveInput = { kind: 'live', url: URL_ONE, format: 'json' };
 
 let fail: { left: number; status: number; headers?: Record<string, string> } = { left: 0, status: 503 };
-let slow = 0;
+let publisherBody = 'code,title\n11,Agriculture, Forestry\n';
 let upstream: Awaited<ReturnType<typeof fakeUpstream>>;
 beforeAll(async () => {
   upstream = await fakeUpstream((req) => {
@@ -33,6 +33,9 @@ beforeAll(async () => {
       return { status: fail.status, body: 'try later', headers: fail.headers };
     }
     if (req.url === '/files.example/data/codes.csv') return { body: CSV, type: 'text/csv' };
+    if (req.url === '/publisher.example/codes.csv') return { body: publisherBody, type: 'text/csv' };
+    if (req.url === '/copies.example/a/codes.csv') return { body: 'not the pinned bytes', type: 'text/csv' };
+    if (req.url === '/copies.example/b/codes.csv') return { body: CSV, type: 'text/csv' };
     if (req.url !== '/feed.example/v1/one.json') return { status: 404, body: 'no' };
     if (req.headers['if-none-match'] === '"v1"') return { status: 304, body: '' };
     return { body: BODY, headers: { etag: '"v1"', 'last-modified': 'Wed, 25 Nov 2026 12:00:00 GMT' } };
@@ -114,5 +117,42 @@ describe("a source's deadline", () => {
     expect(performance.now() - t0).toBeLessThan(1000); // not the 200 + 800 ms of backoff
     expect(lines).toEqual([expect.stringMatching(/^fetch: one: skipped, 1 of 1 inputs unavailable .*deadline/)]);
     expect(readFileSync(cachedLocation(URL_ONE, env), 'utf8')).toBe(BODY);
+  });
+});
+
+describe('the publisher first, then known copies', () => {
+  const PUBLISHER = 'https://publisher.example/codes.csv';
+  const copies = ['https://copies.example/a/codes.csv', 'https://copies.example/b/codes.csv'];
+
+  it('asks the publisher first; bytes other than the pin fall back to the first copy that matches, which is recorded and reported', async () => {
+    const env = envFor();
+    upstream.requests.length = 0;
+    const source = { id: 'codes', inputs: { codes: { kind: 'url', url: PUBLISHER, copies, sha256: sha256(CSV), format: 'text' } } } as unknown as DatasetSource<any>;
+    const lines: string[] = [];
+    expect(await fetchAll([source], env, (l) => lines.push(l))).toEqual([expect.objectContaining({ status: 'fetched' })]);
+    expect(upstream.requests.map((r) => r.url)).toEqual(['/publisher.example/codes.csv', '/copies.example/a/codes.csv', '/copies.example/b/codes.csv']);
+    expect(readFileSync(cachedLocation(PUBLISHER, env), 'utf8')).toBe(CSV);
+    expect(readFileSync(viaPath(cachedLocation(PUBLISHER, env)), 'utf8')).toBe(`${copies[1]}\n`);
+    expect(lines).toEqual([`fetch: codes: ${PUBLISHER} from the known copy ${copies[1]} (the publisher: sha256 mismatch for ${PUBLISHER}: got ${sha256(publisherBody)}, pinned ${sha256(CSV)})`]);
+  });
+
+  it('takes the publisher\'s bytes when they match the pin, and forgets the copy', async () => {
+    const env = envFor();
+    const spec = { url: PUBLISHER, copies, sha256: sha256(CSV) };
+    expect(await fetchPinned(spec, env)).toMatchObject({ status: 'fetched', via: copies[1] });
+    publisherBody = CSV;
+    try {
+      rmSync(cachedLocation(PUBLISHER, env)); // as on a fresh machine
+
+      expect(await fetchPinned(spec, env)).toEqual({ status: 'fetched', via: PUBLISHER });
+      expect(existsSync(viaPath(cachedLocation(PUBLISHER, env)))).toBe(false);
+    } finally {
+      publisherBody = 'code,title\n11,Agriculture, Forestry\n';
+    }
+  });
+
+  it('fails naming the publisher and every copy when none has the pinned bytes', async () => {
+    await expect(fetchPinned({ url: PUBLISHER, copies: [copies[0]], sha256: sha256(CSV) }, envFor()))
+      .rejects.toThrow(/^sha256 mismatch for https:\/\/publisher\.example\/codes\.csv: .*; known copies: sha256 mismatch for https:\/\/copies\.example\/a\/codes\.csv/);
   });
 });

