@@ -98,7 +98,7 @@ const envNumber = (v: string | undefined) => (v !== undefined && v !== '' && Num
 function summarise(r: NightlyReport, log: (l: string) => void) {
   const moved = r.datasets.filter((d) => d.status === 'built');
   log(r.new_release
-    ? `nightly: release ${r.release} is live (was ${r.previous ?? 'none'}); ${moved.length} datasets changed, ${r.datasets.filter((d) => d.status === 'unchanged').length} unchanged, ${r.held_back.length} held back / carried forward / absent; report in dist/reports/${r.release}.md`
+    ? `nightly: release ${r.release} is live (was ${r.previous ?? 'none'}); ${moved.length} datasets changed, ${r.datasets.filter((d) => d.status === 'unchanged').length} unchanged, ${r.held_back.length} held back / carried forward / absent${r.release_files.length ? `, ${r.release_files.length} release files changed (${r.release_files.slice(0, 3).join(', ')})` : ''}; report in dist/reports/${r.release}.md`
     : `nightly: no change — release ${r.release} is already live; nothing written`);
   for (const d of moved) log(`  ${d.id}: +${d.added} -${d.removed} ~${d.changed} (${d.records} records)`);
   for (const d of r.datasets.filter((d) => d.reason)) log(`  ${d.id} ${d.status}: ${d.reason}`);

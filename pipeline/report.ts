@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import path from 'node:path';
 import type { DatasetReport } from './build.ts';
 import { datasetChanged, staleAt, type GatedInfo } from './gate.ts';
-import { MANIFEST, releaseDir, releasesDir } from './paths.ts';
+import { isDatasetFile, MANIFEST, releaseDir, releasesDir } from './paths.ts';
 import { records } from './release-records.ts';
 import type { Manifest } from './writer.ts';
 
@@ -45,6 +45,8 @@ export interface NightlyReport {
   seconds: number;
   fetch: { fetched: number; cached: number; failed: number; failures: { dataset: string; url: string; reason: string }[] };
   datasets: DatasetChange[];
+  /** Files of no dataset (OpenAPI documents, licences, docs) added, removed or changed. */
+  release_files: string[];
   held_back: string[];
   outcome: 'ok' | 'held-back' | 'failed';
 }
@@ -80,6 +82,15 @@ function diff(dist: string, before: Manifest, after: Manifest, info: GatedInfo, 
   }
   for (const id of was.keys()) note('removed', id);
   return out;
+}
+
+/** Files that belong to no dataset and differ between the two releases: why a release with no dataset change is new. */
+function releaseFiles(before: Manifest | null, after: Manifest, ids: string[]): string[] {
+  const own = (p: string) => ids.some((id) => isDatasetFile(id, p));
+  const was = before?.files ?? {};
+  const out = Object.entries(after.files).filter(([p, e]) => !own(p) && was[p]?.sha256 !== e.sha256).map(([p]) => p);
+  for (const p of Object.keys(was)) if (!own(p) && !(p in after.files)) out.push(p);
+  return out.sort();
 }
 
 /** The report of a build that made (or kept) release `after` where `before` was live. */
@@ -125,6 +136,7 @@ export function nightlyReport(o: {
     seconds: Number(((now - o.started) / 1000).toFixed(1)),
     fetch: { fetched: count('fetched'), cached: count('cached'), failed: count('failed'), failures: fetch.filter((f) => f.status === 'failed').map((f) => ({ dataset: f.dataset, url: f.url, reason: f.reason ?? '' })) },
     datasets,
+    release_files: before ? releaseFiles(before, after, o.builds.map((b) => b.id)) : [],
     held_back: held,
     outcome: held.length ? 'held-back' : 'ok',
   };
@@ -148,6 +160,7 @@ export function markdown(r: NightlyReport): string {
       for (const k of ['added', 'removed', 'changed'] as const) if (d.ids[k].length) lines.push(`- ${d.id} ${k} (${d[k]}): ${d.ids[k].join(', ')}${d[k] > d.ids[k].length ? ', …' : ''}`);
     }
   }
+  if (r.release_files?.length) lines.push('', '## Release files that changed', '', ...r.release_files.map((f) => `- ${f}`));
   const inputs = r.datasets.flatMap((d) => d.inputs.filter((i) => i.changed).map((i) => `- ${d.id}: ${i.name} ${i.ref} sha256 ${i.sha256}`));
   if (inputs.length) lines.push('', '## Inputs that changed', '', ...inputs);
   if (r.fetch.failures.length) lines.push('', '## Fetch failures', '', ...r.fetch.failures.map((f) => `- ${f.dataset}: ${f.url}: ${f.reason}`));

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT, nightly } from '../ops/nightly.ts';
 import { MANIFEST, releaseDir, releasesDir } from '../pipeline/paths.ts';
-import type { NightlyReport } from '../pipeline/report.ts';
+import { markdown, nightlyReport, type NightlyReport } from '../pipeline/report.ts';
 import { readCurrent } from '../pipeline/writer.ts';
 import elements from '../sources/elements.ts';
 import earthquakes from '../sources/earthquakes.ts';
@@ -100,6 +100,8 @@ describe('npm run nightly', () => {
     for (const p of Object.keys(m.files).filter((p) => p.startsWith('feed/') || p.startsWith('earthquakes/'))) expect(m.files[p].sha256).toBe(manifest(first).files[p]?.sha256);
     expect(m.datasets['weather-alerts'].held_back).toBeUndefined();
     expect(report!.held_back).toEqual(['feed', 'earthquakes']);
+    // The OpenAPI document carries real answers of its release as examples (server/api/examples.ts).
+    expect(report!.release_files).toEqual(['openapi.json']);
     expect(byId(report!, 'weather-alerts')).toMatchObject({ status: 'built', added: 1, removed: 1, changed: 1, ids: { added: [alertId(3)], removed: [alertId(0)], changed: [alertId(1)] } });
     expect(byId(report!, 'elements')).toMatchObject({ status: 'unchanged', added: 0, removed: 0, changed: 0 });
     expect(byId(report!, 'feed')).toMatchObject({ status: 'held-back', records: 30, reason: expect.stringMatching(/records fell/) });
@@ -154,5 +156,16 @@ describe('npm run nightly', () => {
     await a;
     expect(b.code).toBe(EXIT.usage);
     expect(b.error).toMatch(/nightly\.lock/);
+  });
+});
+
+describe('the report of a release in which no dataset changed', () => {
+  it('names the release files that made it new (an OpenAPI document after a code change)', () => {
+    const f = (sha: string) => ({ size: 1, sha256: sha });
+    const before = { release: 'a', pipeline_version: '1', datasets: {}, absent: {}, files: { 'openapi.json': f('1'), 'licences.json': f('2'), 'old.json': f('3') } };
+    const after = { release: 'b', pipeline_version: '1', datasets: {}, absent: {}, files: { 'openapi.json': f('9'), 'licences.json': f('2'), 'openapi-v1.json': f('4') } };
+    const r = nightlyReport({ dist: dir(), before: before as any, after: after as any, builds: [], started: NOW, now: NOW });
+    expect(r).toMatchObject({ new_release: true, release_files: ['old.json', 'openapi-v1.json', 'openapi.json'].sort() });
+    expect(markdown(r)).toContain('## Release files that changed\n\n- old.json\n- openapi-v1.json\n- openapi.json');
   });
 });
