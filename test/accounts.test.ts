@@ -200,7 +200,7 @@ describe('over HTTP, both surfaces (the done-when flow, a movable clock)', () =>
     return { status: r.status, body: await r.json() as any };
   };
 
-  it('account → project → standard → key; price and quota on /key; change plan; cancel → 403; exception → tier exception; its end → 403', async () => {
+  it('account → project → standard → key; price and quota on /key; change plan; cancel → 403 (v1) / 401 (/apis); exception → tier exception; its end → the same', async () => {
     const acc = cli(d, 'account', 'create', '--name', 'Reading Co', '--contact', 'ops@example.org').last;
     const prj = cli(d, 'project', 'create', '--account', acc, '--name', 'reader').last;
     const key = cli(d, 'subscribe', prj, '--plan', 'standard').last;
@@ -220,9 +220,10 @@ describe('over HTTP, both surfaces (the done-when flow, a movable clock)', () =>
     cli(d, 'cancel', prj);
     expect((await v1(key)).body.data.subscription).toMatchObject({ status: 'cancelling', ends_at: '2026-12-01T00:00:00.000Z' });
     clock.t = nextMonthStart(clock.t); // the first instant after the paid month
-    for (const r of [await v1(key), await v1(key, '/api/v1/translations'), await apis(key)]) {
-      expect(r.status).toBe(403);
-      expect(r.body.error).toMatchObject({ code: 'subscription_inactive', details: { account: acc, project: prj } });
+    // The scripture spec answers an inactive key 403; the platform spec answers every refused credential 401.
+    for (const [r, status] of [[await v1(key), 403], [await v1(key, '/api/v1/translations'), 403], [await apis(key), 401]] as const) {
+      expect(r.status).toBe(status);
+      expect(r.body.error).toMatchObject({ code: 'subscription_inactive', status, details: { account: acc, project: prj } });
     }
     // Distinct from an unknown key's code on both surfaces.
     expect((await v1('alm_not-a-key-at-all-0000000000000')).body.error.code).toBe('invalid_api_key');

@@ -244,8 +244,8 @@ describe('keys and quotas at the edge', () => {
     await syncKeys(edge, state);
     const ra = await get(a.secret);
     expect([ra.status, JSON.parse(ra.body.toString()).error.code]).toEqual([401, 'invalid_key']);
-    for (const rb of [await get(b.secret), await raw(edge.url, '/api/v1/translations', { authorization: `Bearer ${b.secret}` })]) {
-      expect(rb.status).toBe(403);
+    for (const [rb, status] of [[await get(b.secret), 401], [await raw(edge.url, '/api/v1/translations', { authorization: `Bearer ${b.secret}` }), 403]] as const) {
+      expect(rb.status).toBe(status);
       expect(JSON.parse(rb.body.toString()).error.code).toBe('subscription_inactive');
     }
     // The other keys of the deployment are untouched.

@@ -168,7 +168,39 @@ describe('fault 8: releases are verified before they serve', () => {
   });
 });
 
+describe('issue 26 item 12: a prebuilt compressed variant is checked by its contents, not its size alone', () => {
+  it('a flipped byte in docs/index.html.br (same size) answers 503 release_corrupt and is logged, never a 200', async () => {
+    const dist = dir();
+    await build({ env: { ALMANAC_DIST: dist, ALMANAC_CACHE: dir() }, sources: [elements], log: quiet });
+    const file = path.join(releaseDir(dist, readCurrent(dist)!), 'docs', 'index.html.br');
+    const bytes = readFileSync(file);
+    bytes[bytes.length >> 1] ^= 0x20;
+    writeFileSync(file, bytes);
+    const logs: string[] = [];
+    const app = createApp({ dist, stateDir: dir(), log: (m) => logs.push(m) });
+    await new Promise<void>((r) => app.server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    try {
+      const gz = await fetch(`${base}/docs/`, { headers: { 'accept-encoding': 'gzip' } });
+      expect(gz.status).toBe(200); // the gzip variant is intact
+      const br = await fetch(`${base}/docs/`, { headers: { 'accept-encoding': 'br' } });
+      expect(br.status).toBe(503);
+      expect((await br.json()).error.code).toBe('release_corrupt');
+      expect(logs.join('\n')).toMatch(/docs\/index\.html\.br does not match its manifest/);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('fault 9: HTTP edges answer with the envelope and the right status', () => {
+  it('CONNECT gets 405 method_not_allowed in the envelope, not a closed connection (issue 26 item 11)', async () => {
+    const { text } = await raw(srv.base, 'CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n');
+    expect(text).toMatch(/^HTTP\/1\.1 405/);
+    expect(text).toMatch(/\r\nallow: GET, HEAD, OPTIONS\r\n/i);
+    expect(bodyOf(text).error.code).toBe('method_not_allowed');
+  });
+
   it('a request without Host gets 400 bad_request in the envelope', async () => {
     const { text } = await raw(srv.base, 'GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n');
     expect(text).toMatch(/^HTTP\/1\.1 400/);
@@ -188,12 +220,13 @@ describe('fault 9: HTTP edges answer with the envelope and the right status', ()
     }
   });
 
-  it('two Authorization headers with different keys get 403 on both surfaces, and nothing is billed', async () => {
+  it('two Authorization headers with different keys get 401 on /apis and 403 on /api/v1 (each spec\'s status), and nothing is billed', async () => {
     const other = srv.key('basic');
     const before = srv.app.quota.used(srv.app.keys.verify(key)!.id);
     const two = (p: string) => `GET ${p} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nAuthorization: Bearer ${other}\r\nConnection: close\r\n\r\n`;
     const a = await raw(srv.base, two('/apis/elements/H'));
-    expect(a.text).toMatch(/^HTTP\/1\.1 403/);
+    expect(a.text).toMatch(/^HTTP\/1\.1 401/);
+    expect(a.text).toMatch(/www-authenticate: Bearer realm="almanac", error="invalid_token"/i);
     expect(bodyOf(a.text).error.code).toBe('conflicting_credentials');
     const b = await raw(srv.base, two('/api/v1/translations'));
     expect(b.text).toMatch(/^HTTP\/1\.1 403/);

@@ -129,8 +129,9 @@ describe('units', () => {
     const b = await call('/apis/units/convert?from=mile&to=km&value=abc');
     expect(b.body.error).toMatchObject({ code: 'invalid_value', status: 400 });
     const c = await call('/apis/units/convert?from=furlongz&to=km&value=1');
-    expect(c.status).toBe(404);
-    expect(c.body.error.code).toBe('record_not_found');
+    // A unit convert does not know is a bad parameter (the spec's 400), not a missing page.
+    expect(c.status).toBe(400);
+    expect(c.body.error).toMatchObject({ code: 'unknown_unit', details: { parameter: 'from', value: 'furlongz' } });
     const d = await call('/apis/units/convert?from=mile&value=1');
     expect(d.body.error).toMatchObject({ code: 'missing_parameter', details: { parameter: 'to' } });
   });
@@ -160,12 +161,12 @@ describe('authentication', () => {
     expect(r.body.error.code).toBe('authentication_required');
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
   });
-  it('answers 401 invalid_key for an unknown key, a malformed header and a revoked key, 403 conflicting_credentials for conflicting keys', async () => {
+  it('answers 401 invalid_key for an unknown key, a malformed header and a revoked key, 401 conflicting_credentials for conflicting keys', async () => {
     expect((await call('/apis/elements/H', { 'x-service-key': 'alm_nope_nope_nope' })).body.error.code).toBe('invalid_key');
     expect((await call('/apis/elements/H', { authorization: `Basic ${key}` })).body.error.code).toBe('invalid_key');
     const other = srv.key('development');
     const conflict = await call('/apis/elements/H', { 'x-service-key': key, authorization: `Bearer ${other}` });
-    expect([conflict.status, conflict.body.error.code]).toEqual([403, 'conflicting_credentials']);
+    expect([conflict.status, conflict.body.error.code]).toEqual([401, 'conflicting_credentials']);
     const revoked = srv.key('basic');
     srv.app.keys.setStatus(revoked, 'revoked');
     const r = await call('/apis/elements/H', { 'x-service-key': revoked });

@@ -139,13 +139,41 @@ describe('faults 5 and 6: quota state the server cannot trust is refused with th
   it('fault 6: a journal of random bytes is refused naming the line', () => {
     const { d, journal } = stateWith(3);
     appendFileSync(journal, Buffer.from([0x8f, 0x00, 0xff, 0x12, 0x0a, 0x41, 0x0a]));
-    expect(() => new QuotaStore(d)).toThrow(/line 4 is not .*damaged/);
+    expect(() => new QuotaStore(d)).toThrow(/line 5 is not .*damaged/);
   });
 
   it('fault 6: a deleted journal is refused instead of counting from zero', () => {
     const { d, journal } = stateWith(1000);
     rmSync(journal);
     expect(() => new QuotaStore(d)).toThrow(/is missing.*Fix: restore it/);
+  });
+
+  it('issue 26 item 12: an emptied journal is refused like a deleted one; its header line accepts the snapshot\'s counts', () => {
+    const { d, journal } = stateWith(1000);
+    expect(readFileSync(journal, 'utf8').split('\n')[0]).toMatch(/^# almanac usage journal \d+$/);
+    writeFileSync(journal, '');
+    expect(() => new QuotaStore(d)).toThrow(/is empty: it was emptied or replaced.*Fix: restore it from a backup, or write the line "# almanac usage journal \d+"/);
+    // The fix the message names works: the snapshot's counts (0 here: none folded yet) are kept.
+    const gen = /usage\.(\d+)\.journal$/.exec(journal)![1];
+    writeFileSync(journal, `# almanac usage journal ${gen}\n`);
+    expect(new QuotaStore(d).used('key_aaaaaaaaaaaa')).toBe(0);
+    // A journal replaced by another's lines (no header) is refused too.
+    writeFileSync(journal, `key_aaaaaaaaaaaa ${monthOf(Date.now())} ${Math.floor(Date.now() / 1000)}\n`);
+    expect(() => new QuotaStore(d)).toThrow(/does not start with its header line/);
+  });
+
+  it('a state folder of the version before journal headers still loads, and its next compaction starts one', () => {
+    const d = dir();
+    writeFileSync(path.join(d, 'usage.snapshot.json'), JSON.stringify({ generation: 4, counts: { key_aaaaaaaaaaaa: { [monthOf(Date.now())]: 7 } }, last_used: {} }));
+    writeFileSync(path.join(d, 'usage.4.journal'), `key_aaaaaaaaaaaa ${monthOf(Date.now())} ${Math.floor(Date.now() / 1000)}\n`);
+    const q = new QuotaStore(d, { log: quiet });
+    expect(q.used('key_aaaaaaaaaaaa')).toBe(8);
+    q.open();
+    q.compact();
+    q.count('key_aaaaaaaaaaaa');
+    q.close();
+    expect(readFileSync(path.join(d, 'usage.5.journal'), 'utf8')).toMatch(/^# almanac usage journal 5\nkey_aaaaaaaaaaaa /);
+    expect(new QuotaStore(d).used('key_aaaaaaaaaaaa')).toBe(9);
   });
 
   it('fault 6: a snapshot of {} is refused at startup, not a 500 per request', () => {
@@ -157,7 +185,7 @@ describe('faults 5 and 6: quota state the server cannot trust is refused with th
   it('fault 6: a journal line with a huge timestamp is refused, and `keys usage` reports it without crashing', () => {
     const { d, journal } = stateWith(2);
     appendFileSync(journal, `key_aaaaaaaaaaaa ${monthOf(Date.now())} 99999999999999\n`);
-    expect(() => new QuotaStore(d)).toThrow(/line 3: timestamp 99999999999999 is out of range/);
+    expect(() => new QuotaStore(d)).toThrow(/line 4: timestamp 99999999999999 is out of range/);
     expect(() => runKeys(['usage'], { ALMANAC_STATE_DIR: d }, () => {})).toThrow(/out of range/);
   });
 

@@ -37,12 +37,28 @@ export const CONVERT_SCHEMA: SchemaObject = {
   },
 };
 
-const unit = async (ctx: Ctx, ds: string, key: string): Promise<UnitRecord> =>
-  JSON.parse((await ctx.release.record(ds, await recordOrdinal(ctx, ds, key))).toString('utf8'));
+/**
+ * A unit named by a query parameter. One the dataset lacks is a bad parameter (400
+ * `unknown_unit`, naming which), not a missing record: the path /apis/units/convert exists,
+ * and the platform spec declares 200/400/401/429 for it.
+ */
+async function unit(ctx: Ctx, ds: string, param: 'from' | 'to'): Promise<UnitRecord> {
+  const key = String(ctx.query[param]);
+  let ord: number;
+  try {
+    ord = await recordOrdinal(ctx, ds, key);
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'record_not_found') {
+      throw new ApiError('unknown_unit', `${param}: no unit has the id or alias '${key.slice(0, 100)}' (see /apis/units?q=…)`, { parameter: param, value: key.slice(0, 100) });
+    }
+    throw err;
+  }
+  return JSON.parse((await ctx.release.record(ds, ord)).toString('utf8'));
+}
 
 export async function convertHandler(ctx: Ctx, ds: string): Promise<Reply> {
-  const from = await unit(ctx, ds, String(ctx.query.from));
-  const to = await unit(ctx, ds, String(ctx.query.to));
+  const from = await unit(ctx, ds, 'from');
+  const to = await unit(ctx, ds, 'to');
   const value = String(ctx.query.value);
   const r = convert(from, to, value);
   if (!r.ok) throw new ApiError(r.code, r.message, { from: from.id, to: to.id, value: value.slice(0, 100) });

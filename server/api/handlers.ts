@@ -149,9 +149,19 @@ async function equalityFiltered(ctx: Ctx, ds: string, fixed: Record<string, stri
     if (!hits) {
       // A feed that has no current record with a valid value (no alerts in KS today) is
       // an empty list; in fixed reference data an unknown value is a mistake worth a 400.
-      // A view's own fixed value with no record (subcounties before they are fetched) is an
-      // empty view too: the caller never sent that parameter.
-      if (info(ctx, ds).live || fixed[f.param] !== undefined) return [];
+      // A view's own fixed value with no record: the caller never sent that parameter, so a
+      // 400 would blame them. When an input of the dataset was not fetched (subcounties, an
+      // optional Census file), say so (503, as for an absent dataset); else it is empty.
+      if (fixed[f.param] !== undefined) {
+        const missing = info(ctx, ds).missing_inputs;
+        if (missing?.length) {
+          throw new ApiError('dataset_unavailable', `${ds}: this view has no records because the release was built without the input ${missing.join(', ')} (its upstream could not be had)`, {
+            dataset: ds, missing_inputs: missing, reason: `input ${missing.join(', ')} not fetched`,
+          });
+        }
+        return [];
+      }
+      if (info(ctx, ds).live) return [];
       const values = await ctx.release.filterValues(ds, f.param);
       throw new ApiError('invalid_parameter', `parameter '${f.param}' has no record with value '${raw}'`, {
         parameter: f.param,

@@ -4,17 +4,19 @@
  */
 import type { SchemaObject } from 'ajv';
 import { SOURCES } from '../../sources/index.ts';
-import { ERROR_CATALOGUE, ERROR_SCHEMA } from '../http/errors.ts';
+import { ERROR_CATALOGUE, ERROR_SCHEMA, statusOf } from '../http/errors.ts';
 import { ROUTES, schemaName, type Route } from './routes.ts';
 import { V1_ROUTES } from './v1/routes.ts';
 import { responseExamples, type Example } from './examples.ts';
 import type { Manifest } from '../../pipeline/writer.ts';
 
+type Surface = 'apis' | 'v1';
+
 export const PLATFORM_CONTRACT_VERSION = '0.9.0';
 export const SCRIPTURE_CONTRACT_VERSION = '0.1.0';
 
 type Code = keyof typeof ERROR_CATALOGUE;
-const inStatus = (status: number, codes: string[]) => codes.filter((c) => ERROR_CATALOGUE[c as Code].status === status) as Code[];
+const inStatus = (status: number, codes: string[], surface: Surface) => codes.filter((c) => statusOf(c as Code, surface) === status) as Code[];
 
 const HEADER = (description: string, type = 'string') => ({ description, schema: { type } });
 const RATE_HEADERS = {
@@ -34,8 +36,8 @@ function errorSchema(status: number, codes: Code[]) {
  * An error response whose `code` is one of the codes this status can carry on this
  * surface, with an example built from the catalogue (so every operation has examples).
  */
-function errorResponse(status: number, codes: string[], description: string, auth = false) {
-  const mine = inStatus(status, codes);
+function errorResponse(status: number, codes: string[], surface: Surface, description: string, auth = false) {
+  const mine = inStatus(status, codes, surface);
   const example = (c: Code) => ({ error: { code: c, message: ERROR_CATALOGUE[c].summary, status } });
   return {
     // Problem details (RFC 9457) are named here rather than as a second media type: a
@@ -53,7 +55,7 @@ function errorResponse(status: number, codes: string[], description: string, aut
   };
 }
 
-function operation(route: Route, codes: string[], authStatuses: number[], example?: Example) {
+function operation(route: Route, codes: string[], surface: Surface, authStatuses: number[], example?: Example) {
   const parameters = [
     ...route.pathParams.map((p) => ({ name: p.name, in: 'path', required: true, description: p.description, schema: { type: 'string' } })),
     ...route.query.map((q) => ({ name: q.name, in: 'query', required: !!q.required, description: q.description, schema: q.schema })),
@@ -80,18 +82,18 @@ function operation(route: Route, codes: string[], authStatuses: number[], exampl
     },
     ...(route.media ? {
       206: { description: 'Partial content: the part named by Range (Content-Range says which)', headers: { ...okHeaders, 'Content-Range': HEADER('bytes <first>-<last>/<size>') }, content: { [route.media]: { schema: route.response } } },
-      416: errorResponse(416, codes, 'The Range starts beyond the end of the file; Content-Range: bytes */<size>', a),
+      416: errorResponse(416, codes, surface, 'The Range starts beyond the end of the file; Content-Range: bytes */<size>', a),
     } : {}),
     304: { description: 'Not modified (If-None-Match matched the ETag); not counted against the quota', headers: okHeaders },
-    400: errorResponse(400, codes, 'Invalid parameters', a),
-    404: errorResponse(404, codes, 'Not found', a),
-    500: errorResponse(500, codes, 'Unexpected fault', a),
+    400: errorResponse(400, codes, surface, 'Invalid parameters', a),
+    404: errorResponse(404, codes, surface, 'Not found', a),
+    500: errorResponse(500, codes, surface, 'Unexpected fault', a),
   };
   if (route.auth) {
-    for (const s of [...authStatuses, 429]) responses[s] = errorResponse(s, codes, s === 429 ? 'Quota or rate limit exceeded; see Retry-After' : 'Credential refused', a);
+    for (const s of [...authStatuses, 429]) responses[s] = errorResponse(s, codes, surface, s === 429 ? 'Quota or rate limit exceeded; see Retry-After' : 'Credential refused', a);
   }
   // Any route may meet a damaged release file (release_corrupt); a counted one, a state write failure; a dataset route, an absent dataset.
-  responses[503] = errorResponse(503, codes, 'Service unavailable', a);
+  responses[503] = errorResponse(503, codes, surface, 'Service unavailable', a);
   return { operationId: route.operationId, summary: route.summary, tags: [route.tag], ...(route.auth ? {} : { security: [] }), parameters, responses };
 }
 
@@ -104,13 +106,14 @@ interface DocSpec {
   securitySchemes: Record<string, unknown>;
   /** Error codes this surface can answer with. */
   codes: string[];
+  surface: Surface;
   authStatuses: number[];
   examples?: Map<string, Example>;
 }
 
 function document(spec: DocSpec): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
-  for (const route of spec.routes) paths[route.path] = { get: operation(route, spec.codes, spec.authStatuses, spec.examples?.get(route.operationId)) };
+  for (const route of spec.routes) paths[route.path] = { get: operation(route, spec.codes, spec.surface, spec.authStatuses, spec.examples?.get(route.operationId)) };
   return {
     openapi: '3.1.0',
     info: {
@@ -127,7 +130,7 @@ function document(spec: DocSpec): Record<string, unknown> {
 
 const ALL_CODES = Object.keys(ERROR_CATALOGUE);
 const SCRIPTURE_ONLY = ['api_key_required', 'invalid_api_key', 'inactive_api_key', 'invalid_reference', 'range_out_of_order', 'range_too_long', 'range_translation_mismatch', 'translation_not_found', 'translation_unavailable', 'book_not_found', 'chapter_not_found', 'verse_not_found'];
-const PLATFORM_ONLY = ['download_not_found', 'range_not_satisfiable', 'authentication_required', 'invalid_key', 'conflicting_credentials', 'dataset_not_found', 'record_not_found', 'dataset_unavailable', 'incompatible_units', 'unit_not_convertible', 'invalid_value'];
+const PLATFORM_ONLY = ['download_not_found', 'range_not_satisfiable', 'authentication_required', 'invalid_key', 'conflicting_credentials', 'dataset_not_found', 'record_not_found', 'dataset_unavailable', 'incompatible_units', 'unit_not_convertible', 'invalid_value', 'unknown_unit'];
 
 export function platformOpenApi(examples?: Map<string, Example>): Record<string, unknown> {
   const schemas: Record<string, SchemaObject> = {};
@@ -143,7 +146,9 @@ export function platformOpenApi(examples?: Map<string, Example>): Record<string,
       bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'API key' },
     },
     codes: ALL_CODES.filter((c) => !SCRIPTURE_ONLY.includes(c)),
-    authStatuses: [401, 403],
+    surface: 'apis',
+    // The platform spec: every refused credential is a 401 (conflicting ones and an inactive subscription too).
+    authStatuses: [401],
     examples,
   });
 }
@@ -161,6 +166,7 @@ export function scriptureOpenApi(examples?: Map<string, Example>): Record<string
       keyQuery: { type: 'apiKey', in: 'query', name: 'key' },
     },
     codes: ALL_CODES.filter((c) => !PLATFORM_ONLY.includes(c)),
+    surface: 'v1',
     authStatuses: [401, 403],
     examples,
   });

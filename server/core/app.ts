@@ -148,7 +148,7 @@ export function createCore(opts: CoreOptions): Core {
     const rules = t.surface.credentials!;
     if (!a.ok && a.reason === 'revoked') throw rules.inactive();
     if (!a.ok) {
-      throw new ApiError('subscription_inactive', `${a.why}; the key works again once the project is subscribed to a plan or granted an exception`, {
+      throw rules.unsubscribed(`${a.why}; the key works again once the project is subscribed to a plan or granted an exception`, {
         key_id: a.key_id, account: a.account, project: a.project,
       });
     }
@@ -238,7 +238,7 @@ export function createCore(opts: CoreOptions): Core {
     if (err instanceof ApiError) {
       if (err.code === 'state_unavailable' && Date.now() - stateWarned > 10_000) {
         stateWarned = Date.now();
-        log('the request could not be counted (the state refused a write); requests answer 503 state_unavailable and are not billed');
+        log(`the request could not be counted (${err.logNote ?? 'the quota store refused it'}); requests answer 503 state_unavailable and are not billed`);
       }
       return errorResponse(req, err, headers);
     }

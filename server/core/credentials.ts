@@ -31,8 +31,10 @@ export interface CredentialRules {
   missing: ApiError;
   invalid: (why: string) => ApiError;
   inactive: () => ApiError;
-  /** Credentials that disagree: always a 403 (README "Authentication"). */
+  /** Credentials that disagree (README "Authentication"): 401 on /apis, 403 on /api/v1. */
   conflict: () => ApiError;
+  /** A known, unrevoked key whose project has no live subscription or exception. */
+  unsubscribed: (why: string, details: Record<string, unknown>) => ApiError;
 }
 
 /**
@@ -54,7 +56,9 @@ export const PLATFORM_CREDENTIALS: CredentialRules = {
   missing: new ApiError('authentication_required', 'send a key in X-Service-Key or Authorization: Bearer', undefined, challenge(PLATFORM_OTHER)),
   invalid: (why) => new ApiError('invalid_key', why, undefined, challenge(PLATFORM_OTHER, why)),
   inactive: () => new ApiError('invalid_key', 'the key has been revoked', undefined, challenge(PLATFORM_OTHER, 'the key has been revoked')),
-  conflict: () => new ApiError('conflicting_credentials', 'the credentials sent carry different keys; send one key'),
+  conflict: () => new ApiError('conflicting_credentials', 'the credentials sent carry different keys; send one key', undefined, challenge(PLATFORM_OTHER, 'the credentials sent carry different keys')),
+  // The platform spec: a credential that is not accepted is a 401, whatever the reason.
+  unsubscribed: (why, details) => new ApiError('subscription_inactive', why, details, challenge(PLATFORM_OTHER, 'the key has no active subscription'), 'apis'),
 };
 
 /** /api/v1: Authorization: Bearer (preferred), X-Scripture-Key, or the key= query parameter. */
@@ -65,11 +69,12 @@ export const SCRIPTURE_CREDENTIALS: CredentialRules = {
   invalid: (why) => new ApiError('invalid_api_key', why),
   inactive: () => new ApiError('inactive_api_key', 'the key has been revoked or is not active'),
   conflict: () => new ApiError('invalid_api_key', 'the credentials sent carry different keys; send one key'),
+  unsubscribed: (why, details) => new ApiError('subscription_inactive', why, details),
 };
 
 /**
  * The key a request carries: one, or several forms of the same one. None is the surface's
- * 401; different keys are a 403; a malformed Authorization header is an invalid key.
+ * 401; different keys are a conflict (401 on /apis, 403 on /api/v1); a malformed Authorization header is an invalid key.
  */
 export function credentialOf(req: CoreRequest, search: URLSearchParams, rules: CredentialRules): string {
   const given = rules.read(req, search, () => rules.invalid('the Authorization header must have the form "Bearer <key>"')).filter(Boolean);

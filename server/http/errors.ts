@@ -12,13 +12,15 @@ export const ERROR_CATALOGUE = {
   incompatible_units: { status: 400, summary: 'The two units measure different quantities.' },
   unit_not_convertible: { status: 400, summary: 'A unit has no linear or affine conversion (logarithmic or arbitrary units).' },
   invalid_value: { status: 400, summary: 'The value to convert is not a decimal number.' },
+  unknown_unit: { status: 400, summary: 'A unit to convert from or to is not in the units dataset; details name the parameter.' },
   authentication_required: { status: 401, summary: 'No X-Service-Key or Authorization: Bearer credential was sent.' },
   invalid_key: { status: 401, summary: 'The credential is unknown, revoked or malformed.' },
-  conflicting_credentials: { status: 403, summary: 'Several credentials were sent (headers, repeated headers) and they carry different keys.' },
+  conflicting_credentials: { status: 401, summary: 'Several credentials were sent (headers, repeated headers) and they carry different keys.' },
   api_key_required: { status: 401, summary: 'Scripture API: no key was sent (Authorization: Bearer, X-Scripture-Key or key=).' },
   invalid_api_key: { status: 403, summary: 'Scripture API: the key is unknown, malformed, or the credentials sent disagree.' },
   inactive_api_key: { status: 403, summary: 'Scripture API: the key has been revoked.' },
-  subscription_inactive: { status: 403, summary: "The key is known and not revoked, but its project has no active subscription or approved, unexpired exception (cancelled plan, ended exception); details name the key, account and project." },
+  // 401 on /apis (the platform spec answers every refused credential with 401), 403 on /api/v1 (its spec: invalid or inactive keys).
+  subscription_inactive: { status: 403, apis_status: 401, summary: "The key is known and not revoked, but its project has no active subscription or approved, unexpired exception (cancelled plan, ended exception); details name the key, account and project." },
   invalid_reference: { status: 400, summary: 'A scripture reference is not of the form <book_slug>.<chapter>.<verse> (or a path chapter/verse is not a number).' },
   range_out_of_order: { status: 400, summary: '`from` comes after `to` in the translation\'s canon order.' },
   range_too_long: { status: 400, summary: 'The range has more verses than the documented maximum.' },
@@ -44,9 +46,15 @@ export const ERROR_CATALOGUE = {
   release_corrupt: { status: 503, summary: 'A file of the live release does not match its manifest checksum; it is not served and the fault is logged.' },
   dataset_unavailable: { status: 503, summary: 'The dataset was not built: its upstream input could not be had. details.reason says why.' },
   release_unavailable: { status: 503, summary: 'No release is published where this server reads them (the edge: nothing published to its bucket yet), or its manifest cannot be read.' },
-} as const;
+} as const satisfies Record<string, { status: number; apis_status?: number; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** The status a code answers with on a surface: most codes have one; a few differ on /apis (the two specs disagree). */
+export function statusOf(code: ErrorCode, surface: 'apis' | 'v1' = 'v1'): number {
+  const e: { status: number; apis_status?: number } = ERROR_CATALOGUE[code];
+  return surface === 'apis' ? e.apis_status ?? e.status : e.status;
+}
 
 export class ApiError extends Error {
   readonly status: number;
@@ -56,9 +64,18 @@ export class ApiError extends Error {
     readonly details?: Record<string, unknown>,
     /** Extra response headers, e.g. Retry-After on 429. */
     readonly headers?: Record<string, string>,
+    /** The surface answering, for the codes whose status differs there (statusOf). */
+    surface: 'apis' | 'v1' = 'v1',
   ) {
     super(message);
-    this.status = ERROR_CATALOGUE[code].status;
+    this.status = statusOf(code, surface);
+  }
+
+  /** What the operator's log says about the fault (never sent: errorBody writes code, message, status, details). */
+  logNote?: string;
+  note(text: string): this {
+    this.logNote = text;
+    return this;
   }
 }
 

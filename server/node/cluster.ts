@@ -159,11 +159,12 @@ export function remoteLimits(): SharedLimits & { failAll: () => void } {
     if (!w) return;
     waiting.delete(msg.n);
     w.resolve(msg.r.map((r) => {
-      if (!Array.isArray(r)) return new ApiError(r.e, r.m, r.d, r.h);
+      if (!Array.isArray(r)) return r.e === STATE_DOWN_CODE ? new ApiError(r.e, r.m, r.d, r.h).note('the primary\'s usage journal refused the write') : new ApiError(r.e, r.m, r.d, r.h);
       return { used: r[0], headers: ['ratelimit-policy', r[1], 'ratelimit', r[2]], lastUsed: r[3] ?? undefined };
     }));
   });
-  const down = () => new ApiError(STATE_DOWN_CODE, 'the request could not be counted, so it was not served or billed; retry later', undefined, { 'retry-after': '5' });
+  const down = () => new ApiError(STATE_DOWN_CODE, 'the request could not be counted, so it was not served or billed; retry later', undefined, { 'retry-after': '5' })
+    .note('the cluster primary is gone');
   const charger = new TurnBatcher((keys) => new Promise((resolve) => {
     if (!process.connected) return resolve(keys.map(down));
     const n = ++seq;

@@ -8,6 +8,7 @@
  * sirv is used only as the baseline in bench/serve.ts.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { mkdirSync, unwatchFile, watchFile } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -205,13 +206,12 @@ function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, 
       : timeout
         ? new ApiError('request_timeout', `the request headers did not arrive within ${headersTimeout / 1000} s`)
         : new ApiError('bad_request', 'malformed HTTP request');
-    const body = JSON.stringify({ error: { code: e.code, message: e.message, status: e.status } });
-    const reason = tooLarge ? 'Request Header Fields Too Large' : timeout ? 'Request Timeout' : 'Bad Request';
-    socket.end(
-      `HTTP/1.1 ${e.status} ${reason}\r\n` +
-      `content-type: application/json; charset=utf-8\r\naccess-control-allow-origin: *\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
+    rawAnswer(socket, e, tooLarge ? 'Request Header Fields Too Large' : timeout ? 'Request Timeout' : 'Bad Request');
+  });
+  // CONNECT never reaches `handle` either: node:http hands it to this event or, with no
+  // listener, drops the connection without a word. It is a method like any other we do not serve.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    rawAnswer(socket, new ApiError('method_not_allowed', 'CONNECT is not served; use GET, HEAD or OPTIONS'), 'Method Not Allowed', 'allow: GET, HEAD, OPTIONS\r\n');
   });
 
   return {
@@ -228,4 +228,14 @@ function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, 
       server.closeAllConnections();
     }),
   };
+}
+
+/** The error envelope written straight to a socket, for requests node:http keeps from `handle`. */
+function rawAnswer(socket: Duplex, e: ApiError, reason: string, extra = '') {
+  const body = JSON.stringify({ error: { code: e.code, message: e.message, status: e.status } });
+  socket.end(
+    `HTTP/1.1 ${e.status} ${reason}\r\n` +
+    `content-type: application/json; charset=utf-8\r\naccess-control-allow-origin: *\r\n${extra}` +
+    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }

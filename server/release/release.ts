@@ -14,6 +14,8 @@
  * sha256 on first read, unless the store verified it when it was written (R2).
  */
 import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { brotliDecompress, gunzip } from 'node:zlib';
 import { PACK_SIZE, aliasKey, bucketOf, columnPath, filterPath, keyBucketPath, packOf, packPath } from '../../pipeline/paths.ts';
 import type { DatasetInfo } from '../../pipeline/shards.ts';
 import type { FileEntry, Manifest } from '../../pipeline/writer.ts';
@@ -21,6 +23,9 @@ import { ApiError } from '../http/errors.ts';
 import type { SearchResult } from '../search/search-bounds.ts';
 import { ReleaseSearch } from '../search/release-search.ts';
 import { Lru } from './lru.ts';
+
+const brotliDecompressAsync = promisify(brotliDecompress);
+const gunzipAsync = promisify(gunzip);
 import type { ReleaseReader } from './reader.ts';
 
 /** Where a release's files sit in a dist folder or bucket (pipeline/paths.ts releaseDir). */
@@ -110,7 +115,7 @@ export class Release {
 
   /**
    * A file's bytes, checked (then cached by the caller, or not): identity bytes against
-   * the build's sha256, compressed variants against their recorded size.
+   * the build's sha256, compressed variants against their size and, decoded, that sha256.
    */
   private async readChecked(rel: string, encoding: '' | 'br' | 'gzip' = ''): Promise<Buffer> {
     const e = this.entry(rel);
@@ -130,14 +135,28 @@ export class Release {
     // while its signature (inode, size, mtime; an object's etag) is unchanged: a 1 MB pack
     // took ~2 ms to hash, on every reload (issue 14). Any write to a file changes it.
     const ok = encoding
-      ? b.length === (encoding === 'br' ? e.br : e.gzip)
+      ? b.length === (encoding === 'br' ? e.br : e.gzip) && (this.reader.verified || this.verified.get(disk) === sig || await this.variantMatches(b, encoding, e.sha256))
       : b.length === e.size && (this.reader.verified || this.verified.get(rel) === sig || createHash('sha256').update(b).digest('hex') === e.sha256);
     if (!ok) this.bad(rel, disk);
-    if (!encoding) this.verified.set(rel, sig);
+    this.verified.set(disk, sig);
     return b;
   }
 
-  /** Identity files whose sha256 matched, with the signature they had then. */
+  /**
+   * Whether a prebuilt compressed variant decodes to the identity file's bytes. The manifest
+   * holds only the variant's size, and a flipped byte keeps the size (issue 26, item 12): so
+   * the variant is decoded once per signature, off the event loop, and its hash compared.
+   */
+  private async variantMatches(b: Buffer, encoding: 'br' | 'gzip', sha256: string): Promise<boolean> {
+    try {
+      const plain = await (encoding === 'br' ? brotliDecompressAsync(b) : gunzipAsync(b));
+      return createHash('sha256').update(plain).digest('hex') === sha256;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Files (identity or variant, by disk path) whose bytes matched, with the signature they had then. */
   private readonly verified = new Map<string, string>();
   /** Loads under way, so concurrent requests for one file read it once. */
   private readonly loading = new Map<string, Promise<unknown>>();

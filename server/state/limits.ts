@@ -118,7 +118,8 @@ export class Limits implements Charger {
       this.quota.countMany(ids, now, month);
     } catch (err) {
       if (!(err instanceof StateWriteError)) throw err;
-      const e = new ApiError('state_unavailable', 'the request could not be counted, so it was not served or billed; retry later', undefined, { 'retry-after': '5' });
+      const e = new ApiError('state_unavailable', 'the request could not be counted, so it was not served or billed; retry later', undefined, { 'retry-after': '5' })
+        .note(`the usage journal in the state folder refused the write (${(err as NodeJS.ErrnoException).code ?? err.message})`);
       for (const i of accepted) {
         if ((keys[i].mode ?? 'count') === 'count') this.buckets.get(keys[i].id)!.tokens += 1;
         out[i] = e;

@@ -23,6 +23,12 @@ interface Snapshot {
   last_used: Record<string, number>;
   /** The journal this snapshot folded, so a crash that left it behind is told from a restored backup. */
   folded?: { generation: number; bytes: number };
+  /**
+   * Journals of this snapshot start with their header line (journalHeader), so an emptied
+   * one is told from a fresh one (issue 26, item 12). Absent in snapshots of older versions,
+   * whose journals have none; their next compaction starts a journal with a header.
+   */
+  headers?: true;
 }
 
 export interface QuotaOptions {
@@ -48,6 +54,8 @@ const LINE = /^(\S{1,80}) (\d{4}-\d{2}) (\d{1,20})$/;
 /** A write cut short by a crash: a prefix of a well-formed line, skipped (README "Durability"). */
 const TORN = /^[\w-]{0,80}( [\d-]{0,7}( \d{0,12})?)?$/;
 const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+/** The first line of a journal: a journal of 0 bytes was emptied, not started. */
+export const journalHeader = (gen: number) => `# almanac usage journal ${gen}\n`;
 
 export class QuotaStore {
   private snap: Snapshot = { generation: 0, counts: {}, last_used: {} };
@@ -90,6 +98,7 @@ export class QuotaStore {
     if (!s.last_used || typeof s.last_used !== 'object') throw bad('has no "last_used" object');
     for (const t of Object.values(s.last_used)) if (!isCount(t) || (t as number) > MAX_TS) throw bad('has a "last_used" time out of range');
     if (s.folded !== undefined && (!isCount(s.folded?.generation) || !isCount(s.folded?.bytes))) throw bad('has an invalid "folded" record');
+    if (s.headers !== undefined && s.headers !== true) throw bad('has an invalid "headers" flag');
     return s as Snapshot;
   }
 
@@ -110,7 +119,7 @@ export class QuotaStore {
     for (const g of journals) {
       if (g === gen) continue;
       const file = this.journalPath(g);
-      if (g === gen + 1 && statSync(file).size === 0) {
+      if (g === gen + 1 && (statSync(file).size === 0 || readFileSync(file, 'utf8') === journalHeader(g))) {
         // A compaction that stopped before its snapshot was written.
         if (!this.opts.readOnly) rmSync(file, { force: true });
         continue;
@@ -134,12 +143,15 @@ export class QuotaStore {
     }
     const buf = readFileSync(journal);
     const text = buf.toString('utf8');
+    if (this.snap.headers && !text.startsWith(journalHeader(gen))) {
+      throw new StateError(`${journal} ${buf.length === 0 ? 'is empty' : 'does not start with its header line'}: it was emptied or replaced, and the counts since ${snapFile} was written are gone. Fix: restore it from a backup, or write the line "${journalHeader(gen).trim()}" at its start to accept the snapshot's counts`);
+    }
     const lines = text.split('\n');
     let torn = 0;
     const latest = Math.min(MAX_TS, Math.floor(Date.now() / 1000) + FUTURE_SLACK_S);
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i];
-      if (!line) continue;
+      if (!line || (i === 0 && this.snap.headers)) continue;
       const m = LINE.exec(line);
       const ts = m ? Number(m[3]) : NaN;
       // A line torn mid-timestamp still parses (and counted its request), so only a time
@@ -285,11 +297,14 @@ export class QuotaStore {
   compact() {
     const old = this.snap.generation;
     this.sync();
-    const next: Snapshot = { ...this.snap, generation: old + 1, folded: { generation: old, bytes: this.written } };
-    // New journal first (empty), then the snapshot naming it, then the old journal goes:
-    // load() recognises what a crash between any two of these steps leaves behind.
-    const fd = openSync(this.journalPath(next.generation), 'a');
+    const next: Snapshot = { ...this.snap, generation: old + 1, folded: { generation: old, bytes: this.written }, headers: true };
+    // New journal first (its header only), then the snapshot naming it, then the old journal
+    // goes: load() recognises what a crash between any two of these steps leaves behind.
+    const header = journalHeader(next.generation);
+    const fd = openSync(this.journalPath(next.generation), 'w');
     try {
+      writeSync(fd, header);
+      fsyncSync(fd);
       writeFileDurable(this.snapshotPath(), JSON.stringify(next));
     } catch (err) {
       closeSync(fd);
@@ -302,7 +317,8 @@ export class QuotaStore {
       this.fd = fd;
     } else closeSync(fd);
     rmSync(this.journalPath(old), { force: true });
-    this.written = 0;
+    this.written = Buffer.byteLength(header);
+    this.lastByte = 10;
   }
 
   close() {

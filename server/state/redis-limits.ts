@@ -58,7 +58,8 @@ return {used, '0'}
 `;
 const SHA = createHash('sha1').update(CHARGE).digest('hex');
 
-const down = () => new ApiError('state_unavailable', 'the request could not be counted, so it was not served or billed; retry later', undefined, { 'retry-after': '5' });
+const down = () => new ApiError('state_unavailable', 'the request could not be counted, so it was not served or billed; retry later', undefined, { 'retry-after': '5' })
+  .note('Redis did not take the count');
 
 export interface RedisLimits {
   charge(keys: Chargeable[], now?: number): Promise<(Charged | ApiError)[]>;
