@@ -140,14 +140,50 @@ function generate(data: Data): HolidayRecord[] {
       // Two holidays with one slug on one day (American Samoa's optional and bank Christmas
       // Eve, long names cut to the same 48 characters, Tunisia's Arabic-only names) get -2,
       // -3 … in rule order, so ids never depend on the library's list order.
+      const mine: HolidayRecord[] = [];
       for (const [base, recs] of byBase) {
         recs.sort((a, b) => cmp(a.rule, b.rule) || cmp(a.type, b.type) || cmp(a.local_name, b.local_name));
-        recs.forEach((r, i) => { r.id = i ? `${base}-${i + 1}` : base; out.push(r); });
+        recs.forEach((r, i) => { r.id = i ? `${base}-${i + 1}` : base; mine.push(r); });
       }
+      out.push(...joinConsecutive(mine));
     }
   }
   return out;
 }
+
+/**
+ * One holiday given as one rule per day (China's Spring Festival: "chinese 01-0-00",
+ * "01-0-01", "01-0-02", three one-day holidays named alike) becomes one record with its
+ * whole span, like Korea's Seollal and the Eid holidays, whose rule has a duration. Joined:
+ * records of one jurisdiction and year with the same name and type, not substitutes, each
+ * starting the day after the last ends. The record keeps its first day's id; the others'
+ * ids stay as aliases (`joinedIds`), and `rule` lists every rule, "; " between them.
+ */
+function joinConsecutive(recs: HolidayRecord[]): HolidayRecord[] {
+  const sorted = [...recs].sort((a, b) => cmp(a.date, b.date) || cmp(a.id, b.id));
+  const out: HolidayRecord[] = [];
+  const open = new Map<string, HolidayRecord>();
+  const nextDay = (d: string) => new Date(Date.parse(`${d}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+  for (const r of sorted) {
+    const k = `${r.year}\u0000${r.name}\u0000${r.type}`;
+    const prev = r.substitute ? undefined : open.get(k);
+    if (prev && nextDay(prev.end_date) === r.date) {
+      prev.end_date = r.end_date;
+      prev.days += r.days;
+      prev.rule = `${prev.rule}; ${r.rule}`;
+      continue;
+    }
+    if (!r.substitute) open.set(k, r);
+    out.push(r);
+  }
+  return out;
+}
+/** The ids the one-day records a joined record took in had (its aliases): each day's date, the first day's slug. */
+const joinedIds = (r: HolidayRecord): string[] => {
+  if (!r.rule.includes('; ')) return [];
+  const slugPart = r.id.slice(`${r.subdivision ?? r.country}-${r.date}-`.length);
+  return Array.from({ length: r.days - 1 }, (_, i) => `${r.subdivision ?? r.country}-${new Date(Date.parse(`${r.date}T00:00:00Z`) + (i + 1) * 86_400_000).toISOString().slice(0, 10)}-${slugPart}`);
+};
 
 const require = createRequire(import.meta.url);
 // Read when first asked (the build), not at import: the edge bundles this module for its filters and never builds.
@@ -194,7 +230,7 @@ const properties = {
   local_name: str('Name in the jurisdiction\'s first language'),
   type: { type: 'string', enum: [...TYPES], description: 'As the source defines: public, bank, school, optional, observance' },
   substitute: { type: 'boolean', description: 'A day a holiday was moved to (observed or substitute day)' },
-  rule: str('The source\'s rule, e.g. "12-25 and if sunday then next monday"'),
+  rule: str('The source\'s rule, e.g. "12-25 and if sunday then next monday"; several, joined by "; ", for a holiday the source gives one day per rule (China\'s Spring Festival)'),
 };
 
 const count = { type: 'integer', minimum: 0 };
@@ -258,5 +294,6 @@ export default defineSource<HolidayRecord>({
   // Country, then its country-wide list, then each subdivision's, each by date.
   order: (a, b) => cmp(a.country, b.country) || cmp(a.subdivision ?? '', b.subdivision ?? '') || cmp(a.date, b.date),
   summary: coverage,
+  aliases: joinedIds,
   normalise: (raw) => generate(flagged(raw.holidays)),
 });

@@ -110,6 +110,11 @@ describe('aviation over HTTP (fixture release)', () => {
     expect(unknown).toMatchObject({ status: 404, body: { error: { code: 'record_not_found', status: 404 } } });
     const runwayId = (await get('/apis/aviation/runways?airport=KJFK')).body.data[0].id;
     expect((await get(`/apis/aviation/airports/${runwayId}`)).status).toBe(404);
+    // A runway has its own address beside the list it is in (issue 26, item 6); an airport is not a runway.
+    const rw = await get(`/apis/aviation/runways/${runwayId}`);
+    expect(rw.status).toBe(200);
+    expect(rw.body.data).toMatchObject({ id: runwayId, kind: 'runway', ident: 'KJFK' });
+    expect((await get('/apis/aviation/runways/KJFK')).status).toBe(404);
     expect((await get(`/apis/aviation/${runwayId}`)).body.data.kind).toBe('runway');
   });
 

@@ -149,7 +149,8 @@ describe('classification-crosswalks from the mirrored files', () => {
     try {
       await fetchAll([source], env, quiet);
       const { reports } = await build({ env, sources: [source], log: quiet });
-      expect(reports[0]).toMatchObject({ status: 'built', records: 12_747 });
+      // 12,745: the two invented ISIC classes 0012 and 0014 are gone (issue 26, item 4).
+      expect(reports[0]).toMatchObject({ status: 'built', records: 12_745 });
       // Bytes from a known copy say where they came from, beside the publisher's address.
       const { datasets } = JSON.parse(fs.readFileSync(path.join(releaseDir(env.ALMANAC_DIST, readCurrent(env.ALMANAC_DIST)!), MANIFEST), 'utf8'));
       expect(datasets['classification-crosswalks'].upstream.find((u: { name: string }) => u.name === 'naics2022Codes'))
@@ -160,7 +161,15 @@ describe('classification-crosswalks from the mirrored files', () => {
         const get = async (p: string) => (await fetch(srv.base + p, { headers: { 'x-service-key': key } })).json() as Promise<any>;
         const total = async (system: string) => (await get(`/apis/classification-crosswalks?system=${system}&limit=1`)).meta.total;
         expect([await total('naics-2022'), await total('naics-2017'), await total('naics-2012'), await total('isic-4'), await total('hs-2022')])
-          .toEqual([2125, 2196, 1065, 425, 6936]);
+          .toEqual([2125, 2196, 1065, 423, 6936]);
+        // The 2017 file's ISIC groups 12 and 14 are the groups 012X and 014X, not classes 0012 and 0014.
+        expect((await get('/apis/classification-crosswalks/isic-4:0012')).error.code).toBe('record_not_found');
+        const group = (await get('/apis/classification-crosswalks/isic-4:012X')).data;
+        expect(group).toMatchObject({ level: 3, level_name: 'group', title: 'Growing of perennial crops' });
+        expect(new Set(group.relations.map((r: { source: string }) => r.source))).toEqual(new Set(['census-naics-2012-to-isic-4', 'census-naics-2017-to-isic-4']));
+        // NAICS 2012 238310 → ISIC 4330 is one relation, its two rows' notes joined as the 2017 file joins them.
+        const r4330 = (await get('/apis/classification-crosswalks/isic-4:4330')).data.relations.filter((r: { id: string }) => r.id === 'naics-2012:238310');
+        expect(r4330).toEqual([expect.objectContaining({ note: 'fireproof flooring construction contractors; except soundproofing and building insulation contractors' })]);
         const soy = (await get('/apis/classification-crosswalks/naics-2017:111110')).data;
         expect(soy.relations.map((r: { id: string }) => r.id)).toEqual(['isic-4:0111', 'naics-2012:111110']);
         expect((await get('/apis/classification-crosswalks/111110')).error.details.candidates).toEqual(['naics-2012:111110', 'naics-2017:111110', 'naics-2022:111110']);

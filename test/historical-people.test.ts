@@ -67,6 +67,12 @@ describe('historical-people normalise (fixtures)', () => {
     expect(byId.get('pantheon-868')).toMatchObject({ country: null, country_name: null });
   });
 
+  it('names each birth country one way (Pantheon writes "UNITED STATES" and "United States"): world-countries\' common name of the code', () => {
+    expect(byId.get('pantheon-307')).toMatchObject({ country: 'US', country_name: 'United States' }); // Pantheon: UNITED STATES
+    expect(byId.get('pantheon-1058')).toMatchObject({ country: 'FR', country_name: 'France' }); // Pantheon: FRANCE
+    expect(byId.get('pantheon-308')).toMatchObject({ country: 'GR', country_name: 'Greece' });
+  });
+
   it('links a birth place to geography only when its name is unique in the country', () => {
     expect(byId.get('pantheon-1058')!.birth_place_id).toBe('2988507'); // Paris, FR
     expect(byId.get('pantheon-868')!.birth_place_id).toBeNull();

@@ -135,7 +135,8 @@ describe('holidays on the real date-holidays 3.37.0', () => {
   });
 
   it('covers 206 countries and 357 subdivisions, 2020–2030, with unique schema-valid records', () => {
-    expect(records.length).toBe(107_962);
+    // 107,962 one-day-per-rule records before consecutive days of one holiday were joined (1,153 joined records).
+    expect(records.length).toBe(106_722);
     expect(r.size).toBe(records.length);
     expect(new Set(records.map((x) => x.country)).size).toBe(206);
     expect(new Set(records.map((x) => x.subdivision).filter(Boolean)).size).toBe(357);
@@ -158,6 +159,15 @@ describe('holidays on the real date-holidays 3.37.0', () => {
     expect(records.filter((x) => x.days > 1).length).toBeGreaterThan(50);
     expect(records.every((x) => x.end_date >= x.date)).toBe(true);
     expect(r.get('AU-NT-2026-12-24-christmas-eve')).toMatchObject({ days: 1, end_date: '2026-12-24' }); // from 19:00: one calendar day
+  });
+
+  it('joins a holiday the source gives one day per rule into one record (China\'s Spring Festival), its other days\' ids kept as aliases', () => {
+    const spring = records.filter((x) => x.country === 'CN' && !x.subdivision && x.year === 2026 && x.name === 'Spring Festival');
+    expect(spring).toEqual([expect.objectContaining({ id: 'CN-2026-02-16-spring-festival', date: '2026-02-16', end_date: '2026-02-18', days: 3, rule: 'chinese 01-0-00; chinese 01-0-01; chinese 01-0-02' })]);
+    expect(source.aliases!(spring[0])).toEqual(['CN-2026-02-17-spring-festival', 'CN-2026-02-18-spring-festival']);
+    // Substitute days and holidays of other names on the next day stay apart.
+    expect(r.get('GB-2026-12-28-boxing-day-substitute-day')!.days).toBe(1);
+    expect(r.get('GB-2026-12-25-christmas-day')!.days).toBe(1);
   });
 
   it('names US holidays in US English, GB ones in British English', () => {

@@ -235,7 +235,10 @@ export default defineSource<AviationRecord>({
       segment: 'airports', summary: 'list global airport facilities', filter: { kind: 'airport' },
       get: { param: 'ident', description: 'Airport ident (e.g. KJFK), or its ICAO, IATA, GPS or local code (case-insensitive); see the README for shared codes.' },
     },
-    { segment: 'runways', summary: 'list runways', filter: { kind: 'runway' } },
+    {
+      segment: 'runways', summary: 'list runways', filter: { kind: 'runway' },
+      get: { param: 'id', description: 'Runway id, runway-<OurAirports id> (e.g. runway-232758), as listed by /apis/aviation/runways.' },
+    },
   ],
   aliases: (r) => ALIASES.get(r) ?? [],
   pathParamDescription: 'Airport ident (or a code, as for /airports/{ident}) or runway id (runway-<OurAirports id>).',

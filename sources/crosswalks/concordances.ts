@@ -51,8 +51,17 @@ function rowsOf(key: Key, book: unknown): { row: Cell[]; where: string }[] {
 }
 
 const naics6 = (c: Cell, where: string, field: string) => codeText(c, 6) ?? fail(where, field, c);
-/** A 4-digit ISIC class; the 2012 file also names three ISIC groups as "012X", "014X", "331X", kept as written. */
-const isic4 = (c: Cell, where: string, field: string) => codeText(c, 4) ?? (/^\d{3}X$/.test(cellText(c)) ? cellText(c) : fail(where, field, c));
+/**
+ * A 4-digit ISIC class; the 2012 file also names three ISIC groups as "012X", "014X",
+ * "331X", kept as written. The 2017 file gives two groups as the numbers 12 and 14 (the
+ * group codes 012 and 014 without their zero): no ISIC class is below 0111, so a number
+ * under 100 is a group, written the 2012 file's way ("012X"), not padded into a class
+ * ("0012", which ISIC does not have).
+ */
+const isic4 = (c: Cell, where: string, field: string) => {
+  if (typeof c === 'number' && Number.isInteger(c) && c > 0 && c < 100) return `${String(c).padStart(3, '0')}X`;
+  return codeText(c, 4) ?? (/^\d{3}X$/.test(cellText(c)) ? cellText(c) : fail(where, field, c));
+};
 const flag = (c: Cell, where: string, field: string) => (c === null || cellText(c) === '' ? false : cellText(c) === '*' ? true : fail(where, field, c));
 const note = (c: Cell | undefined) => (c === undefined || cellText(c) === '' ? null : cellText(c));
 
@@ -119,9 +128,17 @@ export function concordances(books: Record<Key, unknown>, known: Map<string, str
   ];
   const titleOf = new Map([...known, ...records.map((r) => [r.id, r.title] as const)]);
   const relations = new Map<string, Relation[]>();
+  // One relation per (record, other record, concordance): the 2012 file gives NAICS 238310
+  // → ISIC 4330 as two rows with two notes, which the 2017 file writes as one row with the
+  // notes joined by "; ". Joined the same way here; an identical row adds nothing.
   const put = (id: string, rel: Relation) => {
     const list = relations.get(id) ?? relations.set(id, []).get(id)!;
-    if (!list.some((r) => JSON.stringify(r) === JSON.stringify(rel))) list.push(rel);
+    const same = rel.id !== null && list.find((r) => r.id === rel.id && r.source === rel.source && r.part_of_this === rel.part_of_this && r.part_of_other === rel.part_of_other);
+    if (!same) {
+      if (!list.some((r) => JSON.stringify(r) === JSON.stringify(rel))) list.push(rel);
+    } else if (rel.note !== null && same.note !== rel.note && !(same.note ?? '').split('; ').includes(rel.note)) {
+      same.note = same.note === null ? rel.note : `${same.note}; ${rel.note}`;
+    }
   };
   for (const l of links) {
     const aSystem = l.a.split(':')[0] as System;

@@ -67,14 +67,16 @@ function sourcesOf(r: Omit<PersonRecord, 'field_sources'>, fromPantheon: boolean
   return out;
 }
 
-function fromPantheon(p: PantheonRow, w: WordnetPerson | undefined, findPlace: ReturnType<typeof placeFinder>, isoCountries: Set<string>): PersonRecord {
+function fromPantheon(p: PantheonRow, w: WordnetPerson | undefined, findPlace: ReturnType<typeof placeFinder>, isoCountries: Map<string, string>): PersonRecord {
   const country = p.countryCode && isoCountries.has(p.countryCode) ? p.countryCode : null;
   const r = {
     id: `pantheon-${p.curid}`, name: p.name, also_known_as: w ? w.names.filter((n) => n !== p.name) : [],
     birth_year: p.birthYear, birth_year_text: p.birthYearText, death_year: w?.death_year ?? null,
     dates_approximate: p.birthYear === null || !!w?.approximate,
     birth_place: p.birthCity, birth_place_id: findPlace(country, p.birthCity), birth_state: p.birthState,
-    country, country_name: p.countryName, latitude: p.lat, longitude: p.lon, gender: p.gender,
+    // Pantheon spells one country several ways ("UNITED STATES", "United States": 120 countries);
+    // the name is world-countries' common name of the code, Pantheon's text only without one.
+    country, country_name: country ? isoCountries.get(country)! : p.countryName, latitude: p.lat, longitude: p.lon, gender: p.gender,
     occupation: p.occupation, industry: p.industry, domain: p.domain, description: w?.description ?? null, kinds: w?.kinds ?? [],
     popularity_index: p.hpi, wikipedia_languages: p.numlangs, wikipedia_page_id: p.curid, wordnet_synset: w?.offset ?? null,
     name_damaged: p.name.includes('?'),
@@ -96,7 +98,7 @@ function fromWordnet(w: WordnetPerson): PersonRecord {
 export function normalisePeople(raw: Record<string, unknown>): PersonRecord[] {
   const pantheon = pantheonRows(raw.pantheon);
   const wordnet = wordnetPeople(raw.wordnet as string);
-  const isoCountries = new Set((raw.worldCountries as { cca2: string }[]).map((c) => c.cca2));
+  const isoCountries = new Map((raw.worldCountries as { cca2: string; name: { common: string } }[]).map((c) => [c.cca2, c.name.common]));
   const findPlace = placeFinder(raw.cities);
   // WordNet people by folded name and birth year, for the merge (a key shared by two is not used).
   const byKey = new Map<string, WordnetPerson | null>();

@@ -13,7 +13,7 @@ export const PEOPLE_PROPERTIES = {
   birth_place_id: n('string', 'GeoNames id in /apis/geography/places, where the birth city\'s name is unique in its country'),
   birth_state: n('string', 'US state of birth (Pantheon)'),
   country: n('string', 'Birth country, id in /apis/geography/countries (Pantheon\'s code)', { pattern: '^[A-Z]{2}$' }),
-  country_name: n('string', 'Birth country as Pantheon names it'),
+  country_name: n('string', 'Birth country: the common English name of `country` (world-countries), one spelling per country; Pantheon\'s own text where it has no code'),
   latitude: n('number', 'Birth place latitude (Pantheon)'),
   longitude: n('number', 'Birth place longitude (Pantheon)'),
   gender: n('string', 'Male or Female (Pantheon)'),
