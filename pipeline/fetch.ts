@@ -144,7 +144,9 @@ export async function fetchAll(sources: DatasetSource<any>[], env: NodeJS.Proces
     // whose failures are all optional inputs still builds from the rest (or from the
     // copies an earlier fetch left in the cache).
     if (failed.length) {
-      const blocking = failed.length === specs.length || failed.some((f) => !f.optional);
+      // Only optional inputs failed: partial, even when they are all the fetched ones (elements'
+      // atomic weights beside its npm packages); the build goes on without them.
+      const blocking = failed.some((f) => !f.optional) || (failed.length === specs.length && specs.length === Object.keys(source.inputs).length);
       const first = failed.find((f) => !f.optional) ?? failed[0];
       log(`fetch: ${source.id}: ${blocking ? 'skipped' : 'partial'}, ${failed.length} of ${specs.length} inputs unavailable (${first.url}: ${first.reason})`);
       outcomes.push(...failed.map(({ optional: _, ...f }) => f));

@@ -5,9 +5,9 @@
  * (a 2015 snapshot) misses for 19 elements, among them Si (3173 K for 3538 K) and Cu
  * (3200 K for 2835 K). One field, one source: no per-element picking.
  *
- * Atomic weights (atomic_mass_text) are periodic-table's, i.e. the IUPAC 2007 table; no
- * package on the registry this project installs from carries the CIAAW 2021 table with
- * its intervals, and hand-typing it is not allowed (README "elements").
+ * Atomic weights: atomic_weight* from mendeleev's elements.db (elements-weights.ts, an
+ * optional input); periodic-table's IUPAC 2007 text only as atomic_weight_2007_text, and
+ * atomic_mass (chemical-elements' mean of its isotope masses) kept for existing clients.
  *
  * Units: periodic-table's README states none, so they were read off known values in
  * its data: H ionizationEnergy 1312 (kJ/mol), H atomicRadius 37 (pm), Fe meltingPoint
@@ -21,12 +21,13 @@
  */
 import { parse } from 'csv-parse/sync';
 import { SMALL_DATASET_LIMIT, defineSource } from './contract.ts';
+import { WEIGHTS_INPUT, WEIGHTS_PROVENANCE, WEIGHT_PROPERTIES, atomicWeights, type WeightFields } from './elements-weights.ts';
 
 export interface Isotope { mass_number: number; mass: number; abundance: number | null }
 
-export interface ElementRecord {
+export interface ElementRecord extends WeightFields {
   id: string; symbol: string; name: string; atomic_number: number;
-  atomic_mass: number | null; atomic_mass_text: string | null; monoisotopic_mass: number | null;
+  atomic_weight_2007_text: string | null; atomic_mass: number | null; monoisotopic_mass: number | null;
   period: number; group: number | null; block: 's' | 'p' | 'd' | 'f'; group_block: string;
   standard_state: string | null; electron_configuration: string; electronegativity: number | null;
   atomic_radius_pm: number | null; ionization_energy_kj_mol: number | null;
@@ -155,8 +156,9 @@ const properties = {
   symbol: { type: 'string' },
   name: { type: 'string', description: 'IUPAC spelling (e.g. Aluminium, Caesium)' },
   atomic_number: { type: 'integer', minimum: 1 },
-  atomic_mass: { ...nullable('number'), description: 'Standard atomic weight (Da), null for elements without stable isotopes' },
-  atomic_mass_text: { ...nullable('string'), description: 'As periodic-table 0.0.8 publishes it (the IUPAC 2007 table, not the current CIAAW values), with uncertainty, e.g. "55.845(2)"; "[98]" = mass number of the longest-lived isotope' },
+  ...WEIGHT_PROPERTIES,
+  atomic_weight_2007_text: { ...nullable('string'), description: 'The superseded IUPAC 2007 table as periodic-table 0.0.8 publishes it, e.g. "72.64(1)" (Ge; now 72.630(8)); "[98]" = mass number of the longest-lived isotope. Use atomic_weight' },
+  atomic_mass: { ...nullable('number'), description: 'Mean of the isotope masses weighted by their abundances, as chemical-elements computes it (Da; H 1.0079407…); not an IUPAC value, use atomic_weight. Null without natural isotopes' },
   monoisotopic_mass: { ...nullable('number'), description: 'Mass of the most abundant isotope (Da)' },
   period: { type: 'integer', minimum: 1, maximum: 7 },
   group: { ...nullable('integer'), description: 'IUPAC group 1–18; null for lanthanoids and actinoids' },
@@ -176,12 +178,8 @@ const properties = {
   cpk_hex_color: { type: ['string', 'null'], pattern: '^[0-9A-F]{6}$' },
   isotopes: {
     type: 'array',
-    items: {
-      type: 'object',
-      properties: { mass_number: { type: 'integer' }, mass: { type: 'number' }, abundance: nullable('number') },
-      required: ['mass_number', 'mass', 'abundance'],
-      additionalProperties: false,
-    },
+    items: { type: 'object', properties: { mass_number: { type: 'integer' }, mass: { type: 'number' }, abundance: nullable('number') },
+      required: ['mass_number', 'mass', 'abundance'], additionalProperties: false },
   },
 };
 
@@ -202,8 +200,9 @@ export default defineSource<ElementRecord>({
   id: 'elements',
   maxLimit: SMALL_DATASET_LIMIT, // small records: the whole dataset in one call (issue 13)
   title: 'Chemical elements',
-  description: 'The 118 chemical elements: atomic masses and isotopes, periodic-table position and physical properties.',
-  contractVersion: '0.2.0',
+  description: 'The 118 chemical elements: standard atomic weights (IUPAC/CIAAW, with uncertainty and source), isotopes, periodic-table position and physical properties.',
+  // 0.3.0: atomic_weight* from IUPAC/CIAAW via mendeleev; atomic_mass_text renamed atomic_weight_2007_text.
+  contractVersion: '0.3.0',
   provenance: [
     {
       name: 'chemical-elements 2.3.3',
@@ -223,6 +222,7 @@ export default defineSource<ElementRecord>({
       licence: { spdx: 'MIT', name: 'MIT License (package); PubChem data is U.S. government work, see https://www.ncbi.nlm.nih.gov/home/about/policies/', url: 'https://github.com/sjf8203/periodic-table-data' },
       attribution: 'National Center for Biotechnology Information, PubChem Periodic Table of Elements; packaged by periodic-table-data (sjf8203)',
     },
+    WEIGHTS_PROVENANCE,
   ],
   inputs: {
     chemicalElements: { kind: 'npm-export', package: 'chemical-elements', export: 'elementsAndIsotopes' },
@@ -230,6 +230,7 @@ export default defineSource<ElementRecord>({
     // Only for colour codes that csvtojson damaged in data.json (see cpk()).
     periodicTableCsv: { kind: 'npm-file', package: 'periodic-table', file: 'data.csv', format: 'text' },
     pubchem: { kind: 'npm-file', package: 'periodic-table-data', file: 'periodicTableData.json', format: 'json' },
+    atomicWeights: WEIGHTS_INPUT, // optional: absent → the atomic_weight* fields are null
   },
   pathParamDescription: 'Element symbol (Fe) or atomic number (26); also the English name, case-insensitively.',
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
@@ -258,6 +259,7 @@ export default defineSource<ElementRecord>({
     }
     if (rows.size !== ce.length) fail('periodic-table vs chemical-elements', '(row count)', [rows.size, ce.length]);
     const pubchem = pubchemBoiling(raw.pubchem, ce.length);
+    const weights = atomicWeights(raw.atomicWeights);
 
     return (ce as CeElement[]).map((e): ElementRecord => {
       const where = `element ${e.number} (${e.symbol})`;
@@ -274,8 +276,9 @@ export default defineSource<ElementRecord>({
         // chemical-elements uses IUPAC spellings (periodic-table has "Aluminum", "Cesium").
         name: e.name,
         atomic_number: e.number,
+        ...weights(e.number, e.symbol),
+        atomic_weight_2007_text: massText(r.atomicMass, at),
         atomic_mass: e.mass,
-        atomic_mass_text: massText(r.atomicMass, at),
         monoisotopic_mass: e.monoisotopicMass ?? null,
         ...layout(e.number),
         group_block: text(r, at, 'groupBlock', GROUP_BLOCKS) ?? fail(at, 'groupBlock', ''),

@@ -14,7 +14,7 @@
  * WordNet 3.1 (wordnet-people.ts): person instances with life dates in their gloss.
  *
  * Merge: a WordNet person whose name (case-folded) equals a Pantheon name and whose birth
- * year equals Pantheon's is the same person: one record, Pantheon's fields first, the
+ * year equals Pantheon's is the same person (then the looser match of looseMatches): one record, Pantheon's fields first, the
  * death year and description from WordNet. `field_sources` names the source of every
  * field that has a value. Birth place: `birth_place_id` is the GeoNames place (in
  * geography/places) of that name in the birth country, only when exactly one place there
@@ -84,9 +84,15 @@ function fromPantheon(p: PantheonRow, w: WordnetPerson | undefined, findPlace: R
   return { ...r, field_sources: sourcesOf(r, true) };
 }
 
+/** A peerage title standing for a name ("First Baron Kelvin", "1st Baron Beaverbrook", "Fourth Earl of Chesterfield"). */
+const TITLE = /^(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|\d+(st|nd|rd|th)) (baron|baroness|earl|duke|duchess|viscount|marquess|marquis|count|countess|lord)\b/i;
+
 function fromWordnet(w: WordnetPerson): PersonRecord {
+  // WordNet heads some peers' synsets with their title; the person's own name (the first
+  // synonym of two words or more that is not a title) leads, the title stays an alias.
+  const name = TITLE.test(w.name) ? w.names.find((n) => !TITLE.test(n) && n.includes(' ')) ?? w.name : w.name;
   const r = {
-    id: `wordnet-${w.offset}`, name: w.name, also_known_as: w.names.filter((n) => n !== w.name),
+    id: `wordnet-${w.offset}`, name, also_known_as: w.names.filter((n) => n !== name),
     birth_year: w.birth_year, birth_year_text: null, death_year: w.death_year, dates_approximate: w.approximate,
     birth_place: null, birth_place_id: null, birth_state: null, country: null, country_name: null, latitude: null, longitude: null,
     gender: null, occupation: null, industry: null, domain: null, description: w.description, kinds: w.kinds,
@@ -109,16 +115,56 @@ export function normalisePeople(raw: Record<string, unknown>): PersonRecord[] {
     }
   }
   const merged = new Set<WordnetPerson>();
-  const out = pantheon.map((p) => {
+  const match = new Map<PantheonRow, WordnetPerson>();
+  for (const p of pantheon) {
     const w = p.birthYear === null ? undefined : byKey.get(`${fold(p.name)}|${p.birthYear}`) ?? undefined;
     if (w && !merged.has(w)) {
       merged.add(w);
-      return fromPantheon(p, w, findPlace, isoCountries);
+      match.set(p, w);
     }
-    return fromPantheon(p, undefined, findPlace, isoCountries);
-  });
+  }
+  for (const [p, w] of looseMatches(pantheon.filter((p) => !match.has(p)), wordnet.filter((w) => !merged.has(w)))) {
+    merged.add(w);
+    match.set(p, w);
+  }
+  const out = pantheon.map((p) => fromPantheon(p, match.get(p), findPlace, isoCountries));
   for (const w of wordnet) if (!merged.has(w)) out.push(fromWordnet(w));
   return out;
+}
+
+const tokens = (name: string) => fold(name).split(/[^a-z]+/).filter((t) => t.length > 1);
+
+/**
+ * The second merge (issue 26, item 5): names that differ in form, not person. Pantheon
+ * writes "Svante Arrhenius" and "William Thomson, 1st Baron Kelvin"; WordNet "Svante August
+ * Arrhenius" and "First Baron Kelvin" / "Kelvin" / "William Thompson". Same person when the
+ * birth years are equal, the last word of a WordNet name is a word of the Pantheon name,
+ * and the Pantheon name's first word is a word of a WordNet name — and only when exactly
+ * one person on each side fits (a shared surname and year is left apart, not guessed).
+ */
+function looseMatches(pantheon: PantheonRow[], wordnet: WordnetPerson[]): [PantheonRow, WordnetPerson][] {
+  const key = (year: number, surname: string) => `${year}|${surname}`;
+  const bySurname = new Map<string, WordnetPerson[]>();
+  for (const w of wordnet) {
+    if (w.birth_year === null) continue;
+    for (const last of new Set(w.names.map((n) => tokens(n).at(-1)).filter((t): t is string => !!t && t.length > 2))) {
+      const k = key(w.birth_year, last);
+      (bySurname.get(k) ?? bySurname.set(k, []).get(k)!).push(w);
+    }
+  }
+  const candidates = new Map<WordnetPerson, PantheonRow[]>();
+  const chosen = new Map<PantheonRow, WordnetPerson>();
+  for (const p of pantheon) {
+    if (p.birthYear === null) continue;
+    const words = tokens(p.name);
+    const given = words[0];
+    const found = new Set(words.flatMap((t) => bySurname.get(key(p.birthYear!, t)) ?? []));
+    const fits = [...found].filter((w) => w.names.some((n) => tokens(n).includes(given)));
+    if (fits.length !== 1) continue;
+    chosen.set(p, fits[0]);
+    (candidates.get(fits[0]) ?? candidates.set(fits[0], []).get(fits[0])!).push(p);
+  }
+  return [...chosen].filter(([, w]) => candidates.get(w)!.length === 1);
 }
 
 export default defineSource<PersonRecord>({

@@ -39,7 +39,10 @@ export function pantheonRows(bytes: unknown): PantheonRow[] {
     const at = `${FILE} row ${i + 1}`;
     const c = line.split('\t');
     if (c.length !== PANTHEON_HEADER.length) fail(at, '(row)', `${c.length} columns`);
-    const v = Object.fromEntries(PANTHEON_HEADER.map((h, j) => [h, c[j].trim()])) as Record<(typeof PANTHEON_HEADER)[number], string>;
+    // A field holding a comma is quoted the CSV way ("William Thomson, 1st Baron Kelvin":
+    // 204 names, 36 birth cities); the quotes are the file's, not the name's.
+    const unquote = (t: string) => (/^".*"$/.test(t) ? t.slice(1, -1).replace(/""/g, '"') : t);
+    const v = Object.fromEntries(PANTHEON_HEADER.map((h, j) => [h, unquote(c[j].trim())])) as Record<(typeof PANTHEON_HEADER)[number], string>;
     const opt = (f: keyof typeof v) => (v[f] === '' ? null : v[f]);
     const num = (f: keyof typeof v) => (NUM.test(v[f]) ? Number(v[f]) : fail(at, f, v[f]));
     const optNum = (f: keyof typeof v) => (v[f] === '' ? null : num(f));
