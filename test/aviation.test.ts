@@ -8,6 +8,7 @@ import { fsRelease } from '../server/release/fs-reader.ts';
 import { viewGet } from '../server/api/handlers.ts';
 import aviation, { normaliseAviation } from '../sources/aviation/index.ts';
 import { AIRPORT_FIELDS, RUNWAY_FIELDS } from '../sources/aviation/schema.ts';
+import { NAVAID_PROPERTIES } from '../sources/aviation/navaids.ts';
 import { countriesSource } from '../sources/geography/index.ts';
 import { FIXTURES, buildInChild, fixtureSource, serveSources, type FixtureServer } from './fixture-release.ts';
 import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, tempDir } from './helpers.ts';
@@ -35,7 +36,18 @@ describe('aviation normalise (OurAirports fixtures)', () => {
     expect(jfkRunways).toHaveLength(4);
     // A runway record stands at its airport; each kind has its own fixed fields, in schema order.
     expect(jfkRunways[0]).toMatchObject({ latitude: jfk.latitude, longitude: jfk.longitude, country: 'US', region: 'US-NY' });
-    for (const r of records) expect(Object.keys(r)).toEqual(r.kind === 'airport' ? AIRPORT_FIELDS : RUNWAY_FIELDS);
+    for (const r of records) expect(Object.keys(r)).toEqual(r.kind === 'airport' ? AIRPORT_FIELDS : r.kind === 'runway' ? RUNWAY_FIELDS : Object.keys(NAVAID_PROPERTIES));
+  });
+
+  it('serves every navaid as a record, with or without an associated airport (issue 26, item 6), and embeds them in their airport', () => {
+    const navaids = records.filter((r) => r.kind === 'navaid');
+    expect(navaids.map((n) => n.id).sort()).toEqual(['navaid-85179', 'navaid-87031', 'navaid-89475', 'navaid-90184', 'navaid-90474', 'navaid-92110']);
+    expect(byId.get('navaid-85179')).toMatchObject({ navaid_ident: 'AA', navaid_name: 'Cedar', navaid_type: 'NDB', frequency_khz: 341, associated_airport: null, country: 'US', continent: 'NA', usage: 'TERMINAL', power: 'LOW' });
+    expect(byId.get('navaid-89475')).toMatchObject({ navaid_ident: 'JFK', navaid_type: 'VOR-DME', associated_airport: 'KJFK' });
+    expect(byId.get('KJFK')!.navaids.map((n: any) => n.ident).sort()).toEqual(['CRI', 'JFK']);
+    // The file's "-1" frequency (four navaids) is unknown, not a frequency.
+    const minus = normaliseAviation(raw({ navaids: fixture('navaids.csv').replace('"NDB",341,', '"NDB",-1,') }));
+    expect(minus.find((r) => r.id === 'navaid-85179')).toMatchObject({ frequency_khz: null });
   });
 
   it('leaves out a runway whose airport is not in the airports dump', () => {
@@ -167,11 +179,13 @@ describe('aviation on the mirrored OurAirports dumps', () => {
       const { reports } = await buildInChild(['geography/countries', 'geography/regions', 'aviation'], { ALMANAC_DIST: dist, ALMANAC_CACHE: MIRROR_ROOT! });
       const report = reports.find((x) => x.id === 'aviation')!;
       expect(report.status).toBe('built');
-      // 85,836 airports + 48,184 runways − 28 of airports newer than the airports dump.
-      expect(report.records).toBe(85_836 + 48_184 - 28);
+      // 85,836 airports + 48,184 runways − 28 of airports newer than the airports dump + 11,008 navaids.
+      expect(report.records).toBe(85_836 + 48_184 - 28 + 11_008);
       const release = fsRelease(dist);
       const jfk = JSON.parse((await release.record('aviation', (await release.lookup('aviation', 'JFK'))!)).toString());
       expect(jfk).toMatchObject({ id: 'KJFK', geography_country: 'US', geography_region: 'US.NY' });
+      // Every navaid is a record, the 3,634 with no associated airport too.
+      expect((await release.filter('aviation', 'kind', 'navaid'))!.length).toBe(11_008);
     } finally {
       cleanup(dist);
     }

@@ -29,10 +29,10 @@
 import { defineSource, type InputSpec } from '../contract.ts';
 import { asciiFold } from '../geography/common.ts';
 import { AIRPORT_TYPES, CONTINENTS, FILES, HEADERS, fail, field, readCsv, runwayRows, type Runway, type RunwayEnd } from './ourairports.ts';
+import { readNavaids, type Navaid, type NavaidRecord } from './navaids.ts';
 import { AVIATION_SCHEMA } from './schema.ts';
 
 export interface Frequency { type: string; description: string | null; frequency_mhz: number }
-export interface Navaid { ident: string; name: string; type: string; frequency_khz: number | null }
 
 interface Located { country: string; region: string; continent: string; latitude: number; longitude: number; ourairports_id: number }
 
@@ -50,7 +50,7 @@ export interface RunwayRecord extends Located {
   lighted: boolean; closed: boolean; le: RunwayEnd; he: RunwayEnd;
 }
 
-export type AviationRecord = AirportRecord | RunwayRecord;
+export type AviationRecord = AirportRecord | RunwayRecord | NavaidRecord;
 
 const BASE = 'https://davidmegginson.github.io/ourairports-data/';
 export const AVIATION_INPUTS: Record<string, InputSpec> = {
@@ -121,7 +121,9 @@ function resolveCodes(airports: AirportRecord[]) {
 }
 
 export function normaliseAviation(raw: Record<string, unknown>): AviationRecord[] {
-  const countries = new Map(readCsv(FILES.countries, raw.countries, HEADERS.countries).map((r) => [field.str(r, 'code', /^[A-Z]{2}$/), field.str(r, 'name')]));
+  const countryRows = readCsv(FILES.countries, raw.countries, HEADERS.countries);
+  const countries = new Map(countryRows.map((r) => [field.str(r, 'code', /^[A-Z]{2}$/), field.str(r, 'name')]));
+  const continents = new Map(countryRows.map((r) => [r.code, field.oneOf(r, 'continent', CONTINENTS)]));
   const regions = new Map(readCsv(FILES.regions, raw.regions, HEADERS.regions).map((r) => [
     field.str(r, 'code', /^[A-Z]{2}-[A-Z0-9-]+$/),
     { name: field.str(r, 'name'), local: field.str(r, 'local_code', CODE), country: field.str(r, 'iso_country', /^[A-Z]{2}$/) },
@@ -137,13 +139,7 @@ export function normaliseAviation(raw: Record<string, unknown>): AviationRecord[
     const f = { type: field.str(r, 'type'), description: field.opt(r, 'description'), frequency_mhz: field.num(r, 'frequency_mhz', 0, 1e6) };
     frequencies.set(ident, [...(frequencies.get(ident) ?? []), f]);
   }
-  const navaids = new Map<string, Navaid[]>();
-  for (const r of readCsv(FILES.navaids, raw.navaids, HEADERS.navaids)) {
-    const ident = field.opt(r, 'associated_airport', CODE);
-    if (!ident) continue;
-    const n = { ident: field.str(r, 'ident'), name: field.str(r, 'name'), type: field.str(r, 'type'), frequency_khz: field.optNum(r, 'frequency_khz', 0) };
-    navaids.set(ident, [...(navaids.get(ident) ?? []), n]);
-  }
+  const { records: navaidRecords, byAirport: navaids } = readNavaids(raw.navaids, continents);
 
   const airports = readCsv(FILES.airports, raw.airports, HEADERS.airports).map((r): AirportRecord => {
     const ident = field.str(r, 'ident', CODE);
@@ -165,13 +161,15 @@ export function normaliseAviation(raw: Record<string, unknown>): AviationRecord[
       geography_country: isoCountries.has(country) ? country : null,
       geography_region: linkRegion(country, region.local, region.name),
       runways: own.map(({ airport_ident: _, ...rw }) => rw),
-      frequencies: frequencies.get(ident) ?? [], navaids: navaids.get(ident) ?? [],
+      frequencies: frequencies.get(ident) ?? [], navaids: navaids.get(ident) ?? ([] as Navaid[]),
       ourairports_id: field.int(r, 'id'),
     };
   });
   resolveCodes(airports);
 
   const byIdent = new Map(airports.map((a) => [a.ident, a]));
+  // An association naming an airport the dump lacks is no link.
+  for (const n of navaidRecords) if (n.associated_airport && !byIdent.has(n.associated_airport)) n.associated_airport = null;
   const runwayRecords: RunwayRecord[] = [];
   for (const [ident, list] of runways) {
     const a = byIdent.get(ident);
@@ -184,20 +182,26 @@ export function normaliseAviation(raw: Record<string, unknown>): AviationRecord[
       });
     }
   }
-  return [...airports, ...runwayRecords];
+  return [...airports, ...runwayRecords, ...navaidRecords];
 }
+
+const KIND_RANK = { airport: 0, runway: 1, navaid: 2 } as const;
+const sortKey = (r: AviationRecord) => (r.kind === 'navaid' ? r.navaid_ident : r.ident);
+const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export default defineSource<AviationRecord>({
   id: 'aviation',
   title: 'Aviation facilities',
   description: 'Airports, heliports, seaplane bases and their runways worldwide from OurAirports. Airports at '
     + '/apis/aviation/airports (one by ident, ICAO, IATA, GPS or local code at /apis/aviation/airports/{ident}, with its '
-    + 'runways, frequencies and navaids), runways at /apis/aviation/runways; country and region link to geography.',
+    + 'runways, frequencies and navaids), runways at /apis/aviation/runways, navaids at /apis/aviation/navaids; country and region link to geography.',
   coverage: 'OurAirports dumps: airports.csv of 2026-08-07 (85,836 facilities, 13,380 of them closed), runways, regions, '
     + 'countries, navaids and frequencies of 2026-08-22. 28 runways of airports added after 2026-08-07 are left out. OurAirports is '
-    + 'crowd-maintained: not for navigation. Navaids are served only inside their associated airport (7,374 of 11,008); '
+    + 'crowd-maintained: not for navigation. Navaids are records of their own (11,008, 3,634 with no associated airport) and are embedded in '
+    + 'their associated airport (7,374); '
     + 'region links to GeoNames only where code and name or a unique name agree.',
-  contractVersion: '0.1.0',
+  // 0.2.0: navaid records (kind navaid), /runways/{id} and /navaids/{id}.
+  contractVersion: '0.2.0',
   provenance: [{
     name: 'OurAirports open data (airports, runways, regions, countries, navaids, airport frequencies)',
     url: 'https://ourairports.com/data/',
@@ -214,7 +218,9 @@ export default defineSource<AviationRecord>({
     tuning: { stopWords: STOP_WORDS, prefixMinLength: 3, maxTypos: 1 },
   },
   filters: [
-    { param: 'kind', field: 'kind', description: 'airport or runway' },
+    { param: 'kind', field: 'kind', description: 'airport, runway or navaid' },
+    { param: 'navaid_ident', field: 'navaid_ident', description: 'Navaid ident, e.g. JFK (several navaids may share one)', caseInsensitive: true },
+    { param: 'navaid_type', field: 'navaid_type', description: 'Navaid type: NDB, NDB-DME, VOR, VOR-DME, VORTAC, TACAN or DME', caseInsensitive: true },
     { param: 'type', field: 'type', description: `Airport type: ${AIRPORT_TYPES.join(', ')}`, caseInsensitive: true },
     { param: 'country', field: 'country', description: 'ISO 3166-1 alpha-2 country code, e.g. US', caseInsensitive: true },
     { param: 'region', field: 'region', description: 'ISO 3166-2 region code as OurAirports has it, e.g. US-CA', caseInsensitive: true },
@@ -239,10 +245,14 @@ export default defineSource<AviationRecord>({
       segment: 'runways', summary: 'list runways', filter: { kind: 'runway' },
       get: { param: 'id', description: 'Runway id, runway-<OurAirports id> (e.g. runway-232758), as listed by /apis/aviation/runways.' },
     },
+    {
+      segment: 'navaids', summary: 'list navaids (VOR, NDB, DME, TACAN …), with or without an associated airport', filter: { kind: 'navaid' },
+      get: { param: 'id', description: 'Navaid id, navaid-<OurAirports id> (e.g. navaid-85050), as listed by /apis/aviation/navaids.' },
+    },
   ],
   aliases: (r) => ALIASES.get(r) ?? [],
-  pathParamDescription: 'Airport ident (or a code, as for /airports/{ident}) or runway id (runway-<OurAirports id>).',
-  // Airports by ident, then runways grouped by airport.
-  order: (a, b) => (a.kind !== b.kind ? (a.kind === 'airport' ? -1 : 1) : a.ident < b.ident ? -1 : a.ident > b.ident ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  pathParamDescription: 'Airport ident (or a code, as for /airports/{ident}), runway id (runway-<OurAirports id>) or navaid id (navaid-<OurAirports id>).',
+  // Airports by ident, then runways grouped by airport, then navaids by ident.
+  order: (a, b) => KIND_RANK[a.kind] - KIND_RANK[b.kind] || cmpStr(sortKey(a), sortKey(b)) || cmpStr(a.id, b.id),
   normalise: normaliseAviation,
 });

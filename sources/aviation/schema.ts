@@ -1,5 +1,7 @@
+import { NAVAID_PROPERTIES } from './navaids.ts';
+
 /**
- * JSON Schema of an aviation record: an airport or a runway (`kind` tells which). Two
+ * JSON Schema of an aviation record: an airport, a runway or a navaid (`kind` tells which). Two
  * shapes rather than one with the other kind's fields null: a flat record carried ~25
  * null keys per record and made the release 40% larger (146 MiB raw).
  */
@@ -87,6 +89,6 @@ const RUNWAY_PROPERTIES = {
 };
 
 const shape = (properties: Record<string, unknown>) => ({ type: 'object', properties, required: Object.keys(properties), additionalProperties: false });
-export const AVIATION_SCHEMA = { oneOf: [shape(AIRPORT_PROPERTIES), shape(RUNWAY_PROPERTIES)] };
+export const AVIATION_SCHEMA = { oneOf: [shape(AIRPORT_PROPERTIES), shape(RUNWAY_PROPERTIES), shape(NAVAID_PROPERTIES)] };
 export const AIRPORT_FIELDS = Object.keys(AIRPORT_PROPERTIES);
 export const RUNWAY_FIELDS = Object.keys(RUNWAY_PROPERTIES);
