@@ -59,6 +59,30 @@ describe('/apis statuses follow the platform spec', () => {
     expect(counties.body.data).toHaveLength(2);
   });
 
+  it('one rule for repeated credentials on both surfaces: the same key any number of times is one credential, billed once; different keys are refused (item 11)', async () => {
+    const twice = (name: string, a: string, b = a) => {
+      const h = new Headers();
+      h.append(name, a);
+      h.append(name, b);
+      return h;
+    };
+    const status = async (p: string, h: Headers) => (await fetch(srv.base + p, { headers: h })).status;
+    const used = () => srv.app.quota.used(srv.app.keys.verify(key)!.id);
+    let before = used();
+    expect(await status('/apis/units/m', twice('x-service-key', key))).toBe(200);
+    expect(await status('/apis/units/m', twice('authorization', `Bearer ${key}`))).toBe(200);
+    expect(await status('/api/v1/translations', twice('x-scripture-key', key))).toBe(200);
+    expect(await status(`/api/v1/translations?key=${key}&key=${key}`, new Headers())).toBe(200);
+    expect(used() - before).toBe(4);
+    before = used();
+    expect(await status('/apis/units/m', twice('x-service-key', key, other))).toBe(401);
+    expect(await status('/apis/units/m', twice('authorization', `Bearer ${key}`, `Bearer ${other}`))).toBe(401);
+    expect(await status('/api/v1/translations', twice('x-scripture-key', key, other))).toBe(403);
+    const q = await fetch(`${srv.base}/api/v1/translations?key=${other}&key=${key}`);
+    expect([q.status, (await q.json()).error.code]).toEqual([403, 'invalid_api_key']);
+    expect(used()).toBe(before);
+  });
+
   it('no /apis operation declares 403, and 401 names every refused-credential code', () => {
     const ops = Object.entries<any>(doc.paths).filter(([, o]) => o.get.security === undefined || o.get.security.length);
     expect(ops.length).toBeGreaterThan(10);
