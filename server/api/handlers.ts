@@ -268,6 +268,22 @@ export const health: Handler = (ctx) => {
 
 export const openapi: Handler = () => ({ kind: 'file', path: OPENAPI });
 
+export const frontDoor: Handler = (ctx) => ({
+  kind: 'json',
+  body: JSON.stringify({
+    name: 'almanac: reference datasets under /apis, scripture text and word study under /api/v1',
+    release: ctx.release.id,
+    links: {
+      docs: '/docs/', platform_openapi: '/apis/openapi.json', scripture_openapi: '/api/v1/openapi', health: '/healthz',
+      catalogue: '/apis', translations: '/api/v1/translations', downloads: '/apis/downloads',
+    },
+    credentials: {
+      '/apis': 'X-Service-Key: <key> or Authorization: Bearer <key>',
+      '/api/v1': 'Authorization: Bearer <key>, X-Scripture-Key: <key> or ?key=<key>',
+    },
+  }),
+});
+
 /** Where a catalogue entry is served: translations and the study layers live under /api/v1, not /apis. */
 function endpointOf(id: string): string {
   if (id.startsWith('bible/')) return `/api/v1/books?translation=${encodeURIComponent(id.slice('bible/'.length))}`;

@@ -218,7 +218,21 @@ export const OPENAPI_DOC_SCHEMA: SchemaObject = {
   properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' }, components: { type: 'object' } },
 };
 
+/** `/`: where a newcomer (or a browser) lands, pointing at everything public (issue 28). */
+const FRONT_DOOR_SCHEMA: SchemaObject = {
+  type: 'object', required: ['name', 'release', 'links', 'credentials'],
+  properties: {
+    name: { type: 'string' }, release: { type: 'string' },
+    links: { type: 'object', additionalProperties: { type: 'string' } },
+    credentials: { type: 'object', additionalProperties: { type: 'string' } },
+  },
+};
+
 export const ROUTES: Route[] = [
+  {
+    path: '/', operationId: 'frontDoor', summary: 'Links to the docs page, both OpenAPI documents and /healthz, and which credential each surface reads (no key, not counted)', tag: 'platform',
+    pathParams: [], query: [], auth: false, policy: 'health', handler: h.frontDoor, response: FRONT_DOOR_SCHEMA,
+  },
   {
     path: '/healthz', operationId: 'health', summary: 'Liveness and the live release id; "degraded" lists release files that failed their checksum (no key, not counted)', tag: 'platform',
     pathParams: [], query: [], auth: false, policy: 'health', handler: h.health,

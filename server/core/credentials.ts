@@ -28,7 +28,8 @@ function bearers(header: string | undefined, invalid: () => ApiError): string[] 
 export interface CredentialRules {
   /** Every credential the request carries, in order of preference. */
   read(req: CoreRequest, search: URLSearchParams, invalid: () => ApiError): string[];
-  missing: ApiError;
+  /** No credential this surface reads; names the other surface's credential when one was sent instead (issue 28). */
+  missing: (req: CoreRequest, search: URLSearchParams) => ApiError;
   invalid: (why: string) => ApiError;
   inactive: () => ApiError;
   /** Credentials that disagree (README "Authentication"): 401 on /apis, 403 on /api/v1. */
@@ -53,7 +54,9 @@ const SCRIPTURE_OTHER = 'header="X-Scripture-Key", query="key"';
 /** /apis: X-Service-Key or Authorization: Bearer. */
 export const PLATFORM_CREDENTIALS: CredentialRules = {
   read: (req, _s, invalid) => [...members(req.header('x-service-key')), ...bearers(req.header('authorization'), invalid)],
-  missing: new ApiError('authentication_required', 'send a key in X-Service-Key or Authorization: Bearer', undefined, challenge(PLATFORM_OTHER)),
+  missing: (req, search) => new ApiError('authentication_required', req.header('x-scripture-key') !== undefined || search.has('key')
+    ? `/apis does not read ${req.header('x-scripture-key') !== undefined ? 'X-Scripture-Key' : 'the key= parameter'} (that is /api/v1's); send the same key in X-Service-Key or Authorization: Bearer`
+    : 'send a key in X-Service-Key or Authorization: Bearer', undefined, challenge(PLATFORM_OTHER)),
   invalid: (why) => new ApiError('invalid_key', why, undefined, challenge(PLATFORM_OTHER, why)),
   inactive: () => new ApiError('invalid_key', 'the key has been revoked', undefined, challenge(PLATFORM_OTHER, 'the key has been revoked')),
   conflict: () => new ApiError('conflicting_credentials', 'the credentials sent carry different keys; send one key', undefined, challenge(PLATFORM_OTHER, 'the credentials sent carry different keys')),
@@ -65,7 +68,9 @@ export const PLATFORM_CREDENTIALS: CredentialRules = {
 export const SCRIPTURE_CREDENTIALS: CredentialRules = {
   read: (req, search, invalid) => [...bearers(req.header('authorization'), invalid), ...members(req.header('x-scripture-key')), ...search.getAll('key')],
   // 401 only when no key was sent; a refused key is a 403 here (scripture spec), which carries no challenge.
-  missing: new ApiError('api_key_required', 'send a key as Authorization: Bearer <key>, X-Scripture-Key, or key=', undefined, challenge(SCRIPTURE_OTHER)),
+  missing: (req) => new ApiError('api_key_required', req.header('x-service-key') !== undefined
+    ? '/api/v1 does not read X-Service-Key (that is /apis\'s); send the same key as Authorization: Bearer <key>, X-Scripture-Key, or key='
+    : 'send a key as Authorization: Bearer <key>, X-Scripture-Key, or key=', undefined, challenge(SCRIPTURE_OTHER)),
   invalid: (why) => new ApiError('invalid_api_key', why),
   inactive: () => new ApiError('inactive_api_key', 'the key has been revoked or is not active'),
   conflict: () => new ApiError('invalid_api_key', 'the credentials sent carry different keys; send one key'),
@@ -78,7 +83,7 @@ export const SCRIPTURE_CREDENTIALS: CredentialRules = {
  */
 export function credentialOf(req: CoreRequest, search: URLSearchParams, rules: CredentialRules): string {
   const given = rules.read(req, search, () => rules.invalid('the Authorization header must have the form "Bearer <key>"')).filter(Boolean);
-  if (!given.length) throw rules.missing;
+  if (!given.length) throw rules.missing(req, search);
   if (given.some((c) => c !== given[0])) throw rules.conflict();
   return given[0];
 }

@@ -32,7 +32,7 @@ export const CACHE_POLICY: readonly PolicyRow[] = [
   { kind: 'live', applies: "keyed data of a live feed (earthquakes, alerts, filings…)", cacheControl: `private, max-age=<refresh.expected_seconds, within ${LIVE_MIN_MAX_AGE}–${LIVE_MAX_MAX_AGE}>`, vary: KEYED_VARY },
   { kind: 'changing', applies: 'keyed answers that change without a new release: the catalogue (stale flags), /apis/downloads, study, morphology and source-coverage (reviews)', cacheControl: 'private, max-age=60', vary: KEYED_VARY },
   { kind: 'account', applies: '/api/v1/key (usage counters)', cacheControl: 'no-store', vary: KEYED_VARY },
-  { kind: 'health', applies: '/healthz', cacheControl: 'no-store', vary: 'Accept-Encoding' },
+  { kind: 'health', applies: '/healthz, /', cacheControl: 'no-store', vary: 'Accept-Encoding' },
   { kind: 'document', applies: 'public documents: /apis/openapi.json, /api/v1/openapi, /docs pages', cacheControl: 'public, max-age=300', vary: 'Accept-Encoding' },
   { kind: 'immutable', applies: 'public files named by their content hash (docs assets: `name.<hash>.ext`)', cacheControl: 'public, max-age=31536000, immutable', vary: 'Accept-Encoding' },
   { kind: 'download', applies: 'bundle archives, download.json, SHA256SUMS (never content-encoded; Range)', cacheControl: 'private, max-age=3600', vary: CREDENTIAL_HEADERS },
