@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCli } from '../pipeline/cli.ts';
 import { isMain } from '../pipeline/cli.ts';
 import { MANIFEST, bundleDir, distDir, releaseDir } from '../pipeline/paths.ts';
 import type { Manifest } from '../pipeline/writer.ts';
@@ -104,11 +104,12 @@ export async function publishRelease(o: EdgeTarget & { dist: string; id?: string
 }
 
 if (isMain(import.meta.url)) {
-  const { values } = parseArgs({ options: { url: { type: 'string' }, id: { type: 'string' }, 'no-switch': { type: 'boolean', default: false }, help: { type: 'boolean', default: false } } });
+  const usage = 'usage: ALMANAC_EDGE_TOKEN=<the Worker\'s ADMIN_TOKEN> npm run release:publish -- --url <worker URL> [--id <release>] [--no-switch]';
+  const { values } = parseCli('release:publish', usage, { url: { type: 'string' }, id: { type: 'string' }, 'no-switch': { type: 'boolean', default: false } });
   const token = process.env.ALMANAC_EDGE_TOKEN;
-  if (values.help || !values.url || !token) {
-    console.log('usage: ALMANAC_EDGE_TOKEN=<the Worker\'s ADMIN_TOKEN> npm run release:publish -- --url <worker URL> [--id <release>] [--no-switch]');
-    process.exit(values.help ? 0 : 1);
+  if (!values.url || !token) {
+    console.error(`release:publish: ${!values.url ? '--url is required' : 'ALMANAC_EDGE_TOKEN is not set'}\n${usage}`);
+    process.exit(2);
   }
   publishRelease({ url: values.url, token, dist: distDir(), id: values.id, switch: !values['no-switch'] }).catch((err) => {
     console.error(`publish failed, the live release is unchanged: ${err.message}`);

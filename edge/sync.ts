@@ -8,7 +8,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCli } from '../pipeline/cli.ts';
 import { isMain } from '../pipeline/cli.ts';
 import { stateDir } from '../pipeline/paths.ts';
 import { KeyStore } from '../server/state/keys.ts';
@@ -39,11 +39,12 @@ export async function syncUsage(t: EdgeTarget, dir: string, now = Date.now()): P
 }
 
 if (isMain(import.meta.url)) {
-  const { values } = parseArgs({ options: { url: { type: 'string' }, usage: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } } });
+  const usage = 'usage: ALMANAC_EDGE_TOKEN=<the Worker\'s ADMIN_TOKEN> npm run edge:sync -- --url <worker URL> [--usage]';
+  const { values } = parseCli('edge:sync', usage, { url: { type: 'string' }, usage: { type: 'boolean', default: false } });
   const token = process.env.ALMANAC_EDGE_TOKEN;
-  if (values.help || !values.url || !token) {
-    console.log('usage: ALMANAC_EDGE_TOKEN=<the Worker\'s ADMIN_TOKEN> npm run edge:sync -- --url <worker URL> [--usage]');
-    process.exit(values.help ? 0 : 1);
+  if (!values.url || !token) {
+    console.error(`edge:sync: ${!values.url ? '--url is required' : 'ALMANAC_EDGE_TOKEN is not set'}\n${usage}`);
+    process.exit(2);
   }
   const t = { url: values.url, token };
   const dir = stateDir();

@@ -15,11 +15,10 @@
  * night failed and the live release is unchanged; 2 bad arguments or another nightly
  * running.
  */
-import { parseArgs } from 'node:util';
 import type { DatasetSource } from '../sources/contract.ts';
 import { ALL_SOURCES } from '../sources/index.ts';
 import { defaultWorkers } from '../pipeline/build.ts';
-import { isMain } from '../pipeline/cli.ts';
+import { isMain, parseCli } from '../pipeline/cli.ts';
 import { fetchAll } from '../pipeline/fetch.ts';
 import { DEFAULT_MAX_DROP } from '../pipeline/gate.ts';
 import { distDir } from '../pipeline/paths.ts';
@@ -104,30 +103,24 @@ function summarise(r: NightlyReport, log: (l: string) => void) {
   for (const d of r.datasets.filter((d) => d.reason)) log(`  ${d.id} ${d.status}: ${d.reason}`);
 }
 
-if (isMain(import.meta.url)) {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      options: {
-        keep: { type: 'string' }, 'max-drop': { type: 'string' }, accept: { type: 'string', multiple: true },
-        'no-fetch': { type: 'boolean', default: false }, 'no-downloads': { type: 'boolean', default: false },
-        report: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
-      },
-    }));
-  } catch (err) {
-    console.error((err as Error).message);
-    process.exit(EXIT.usage);
-  }
-  const keep = values.keep === undefined ? undefined : Number(values.keep);
-  const maxDrop = values['max-drop'] === undefined ? undefined : Number(values['max-drop']);
-  if (values.help || (keep !== undefined && !(Number.isInteger(keep) && keep >= 1)) || (maxDrop !== undefined && !(maxDrop >= 0 && maxDrop <= 1))) {
-    console.log(`usage: npm run nightly [-- --keep N] [--max-drop 0.1] [--accept <dataset>]... [--no-fetch] [--no-downloads] [--report]
+const USAGE = `usage: npm run nightly [-- --keep N] [--max-drop 0.1] [--accept <dataset>]... [--no-fetch] [--no-downloads] [--report]
   fetch, build with the quality gate, downloads, switch, publish (ALMANAC_EDGE_URL + ALMANAC_EDGE_TOKEN), prune to N releases (default ${DEFAULT_KEEP})
   --max-drop   largest fall in a dataset's record count let through (fraction, default ${DEFAULT_MAX_DROP})
   --accept     let this dataset through the count and staleness rules once (repeatable)
   --report     print the Markdown report
-  exit: 0 all moved on, 3 some held back / carried forward / absent, 1 failed (live release unchanged), 2 usage or another nightly running`);
-    process.exit(values.help ? EXIT.ok : EXIT.usage);
+  exit: 0 all moved on, 3 some held back / carried forward / absent, 1 failed (live release unchanged), 2 usage or another nightly running`;
+
+if (isMain(import.meta.url)) {
+  const { values } = parseCli('nightly', USAGE, {
+    keep: { type: 'string' }, 'max-drop': { type: 'string' }, accept: { type: 'string', multiple: true },
+    'no-fetch': { type: 'boolean', default: false }, 'no-downloads': { type: 'boolean', default: false },
+    report: { type: 'boolean', default: false },
+  });
+  const keep = values.keep === undefined ? undefined : Number(values.keep);
+  const maxDrop = values['max-drop'] === undefined ? undefined : Number(values['max-drop']);
+  if ((keep !== undefined && !(Number.isInteger(keep) && keep >= 1)) || (maxDrop !== undefined && !(maxDrop >= 0 && maxDrop <= 1))) {
+    console.error(`nightly: ${keep !== undefined && !(Number.isInteger(keep) && keep >= 1) ? '--keep must be a whole number of at least 1' : '--max-drop must be a fraction from 0 to 1'}\n${USAGE}`);
+    process.exit(EXIT.usage);
   }
   const { code, report, error } = await nightly({ keep, maxDrop, accept: values.accept, fetch: !values['no-fetch'], downloads: !values['no-downloads'] });
   if (error && code === EXIT.usage) console.error(error);

@@ -19,7 +19,7 @@ import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { createGzip, constants as zc } from 'node:zlib';
 import { datasetId } from '../sources/scripture/dataset.ts';
-import { isMain } from './cli.ts';
+import { isMain, parseCli } from './cli.ts';
 import {
   BUNDLE_ALL, DOCS_DIR, DOWNLOADS, LICENCES, MANIFEST, OPENAPI, OPENAPI_V1, SHA256SUMS, archiveFile, archiveName, bundleDir, bundleMetaPath,
   bundleRoot, bundlesDir, distDir, isDatasetFile, releaseDir,
@@ -251,6 +251,7 @@ export function readDownloads(dist: string, release: string): Downloads | null {
 }
 
 if (isMain(import.meta.url)) {
+  parseCli('bundle', 'usage: npm run bundle\n  writes the offline downloads (SQLite databases and tar.gz archives) of the live release of dist/ into dist/bundles/<release>; npm run build does it too', {});
   writeBundle().catch((err) => {
     console.error(`bundle failed: ${err.message}`);
     process.exit(1);

@@ -18,9 +18,8 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Downloads } from './bundle.ts';
-import { isMain } from './cli.ts';
+import { isMain, parseCli } from './cli.ts';
 import { DOWNLOADS, MANIFEST, bundleRoot, currentPointer, distDir, releaseDir } from './paths.ts';
 import { untar } from './tar.ts';
 import { ReleaseWriter, pruneReleases, readCurrent, type Manifest } from './writer.ts';
@@ -150,10 +149,12 @@ function switchTo(dist: string, id: string): string {
 }
 
 if (isMain(import.meta.url)) {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { key: { type: 'string' } } });
+  const usage = 'usage: npm run release:pull -- <dist folder | release folder | http(s)://server> [release id] [--key <key>]\n'
+    + '  copies a release (every file checked against its manifest) into dist/ and switches current to it; --key (or ALMANAC_PULL_KEY) for a server';
+  const { values, positionals } = parseCli('release:pull', usage, { key: { type: 'string' } }, process.argv.slice(2), true);
   const [source, id] = positionals;
-  if (!source) {
-    console.error('usage: npm run release:pull -- <dist folder | release folder | http(s)://server> [release id] [--key <key>]');
+  if (!source || positionals.length > 2) {
+    console.error(`release:pull: ${source ? 'too many arguments' : 'name the source'}\n${usage}`);
     process.exit(2);
   }
   pullRelease(source, { dist: distDir(process.env), id, key: values.key ?? process.env.ALMANAC_PULL_KEY, log: (m) => console.log(m) }).catch((err) => {

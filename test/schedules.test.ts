@@ -55,7 +55,8 @@ describe('the nightly schedules', () => {
     const tsx = path.join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx');
     const bad = spawnSync(tsx, ['ops/nightly.ts', '--keep', '0'], { cwd: PROJECT_ROOT, encoding: 'utf8' });
     expect(bad.status).toBe(2);
-    expect(bad.stdout).toMatch(/^usage: npm run nightly/);
+    // The error names the option; the usage follows on stderr (a usage error is not output).
+    expect(bad.stderr).toMatch(/^nightly: --keep must be a whole number of at least 1\nusage: npm run nightly/);
     const help = spawnSync(tsx, ['ops/nightly.ts', '--help'], { cwd: PROJECT_ROOT, encoding: 'utf8' });
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/exit: 0 all moved on, 3 some held back/);

@@ -6,13 +6,12 @@
  * nothing of the server; the server hands it these files.
  */
 import { build as buildRelease, defaultWorkers, type BuildOptions } from '../../pipeline/build.ts';
-import { isMain } from '../../pipeline/cli.ts';
+import { isMain, parseCli } from '../../pipeline/cli.ts';
 import { docsFiles } from '../../pipeline/docs.ts';
 import { OPENAPI, OPENAPI_V1 } from '../../pipeline/paths.ts';
 import type { OutFile } from '../../pipeline/shards.ts';
 import type { Manifest } from '../../pipeline/writer.ts';
 import { releaseOpenApi } from '../api/openapi.ts';
-import { parseArgs } from 'node:util';
 import { bundleComplete, writeBundle } from '../../pipeline/bundle.ts';
 
 /** openapi.json, openapi-v1.json and the docs page of the release in `at`. */
@@ -42,11 +41,8 @@ export const withDownloads = (env: NodeJS.ProcessEnv = process.env, log?: (l: st
 };
 
 if (isMain(import.meta.url)) {
-  const { values } = parseArgs({ options: { 'no-downloads': { type: 'boolean', default: false }, help: { type: 'boolean', default: false } } });
-  if (values.help) {
-    console.log('usage: npm run build [-- --no-downloads]\n  builds dist/ from npm dependencies and the fetch cache, with the release\'s downloads (SQLite and tar.gz) unless --no-downloads');
-    process.exit(0);
-  }
+  const { values } = parseCli('build', 'usage: npm run build [-- --no-downloads]\n  builds dist/ from npm dependencies and the fetch cache, with the release\'s downloads (SQLite and tar.gz) unless --no-downloads',
+    { 'no-downloads': { type: 'boolean', default: false } });
   build({ workers: defaultWorkers(), ...(values['no-downloads'] ? {} : { beforeLive: withDownloads() }) }).catch((err) => {
     console.error(`build failed, live release unchanged: ${err.message}`);
     process.exit(1);

@@ -6,6 +6,7 @@
  * stdout, so scripts can take `tail -1`; it is never printed again.
  */
 import { parseArgs } from 'node:util';
+import { parseOrUsage, wantsHelp } from '../../pipeline/cli.ts';
 import { stateDir } from '../../pipeline/paths.ts';
 import { accountCommands, ACCOUNT_USAGE, type CliContext } from './keys-accounts.ts';
 import { accessOf } from '../state/accounts.ts';
@@ -29,7 +30,11 @@ ${ACCOUNT_USAGE}`;
 
 /** `store`: a KeyStore over a document held elsewhere (ALMANAC_REDIS_URL: server/redis-cli.ts). */
 export function runKeys(argv: string[], env: NodeJS.ProcessEnv = process.env, out = console.log, store?: KeyStore, counts?: Pick<QuotaStore, 'used' | 'lastUsed'>): number {
-  const { values, positionals } = parseArgs({
+  if (wantsHelp(argv)) {
+    out(USAGE);
+    return 0;
+  }
+  const { values, positionals } = parseOrUsage(USAGE, () => parseArgs({
     args: argv, allowPositionals: true,
     options: {
       plan: { type: 'string' }, label: { type: 'string' }, contact: { type: 'string' }, by: { type: 'string' },
@@ -37,7 +42,7 @@ export function runKeys(argv: string[], env: NodeJS.ProcessEnv = process.env, ou
       reason: { type: 'string' }, ends: { type: 'string' }, limits: { type: 'string' }, grace: { type: 'string' },
       exception: { type: 'boolean' }, now: { type: 'boolean' },
     },
-  });
+  }));
   const [cmd, arg] = positionals;
   const dir = stateDir(env);
   const keys = store ?? new KeyStore(dir);

@@ -13,6 +13,7 @@
  * (e.g. `align-asv:gen.1.1:3`, `oshb-hebrew:mal.3.19:1`).
  */
 import { parseArgs } from 'node:util';
+import { parseOrUsage, wantsHelp } from '../../pipeline/cli.ts';
 import { distDir, stateDir } from '../../pipeline/paths.ts';
 import { STUDY_DATASET, type StudyRecord, type StudySummary } from '../../sources/scripture/study/dataset.ts';
 import { ALIGNMENT_OF } from '../../sources/scripture/study/english.ts';
@@ -58,10 +59,14 @@ async function findToken(env: NodeJS.ProcessEnv, reviews: ReviewStore, id: strin
 
 /** `store`: reviews held elsewhere (ALMANAC_REDIS_URL: server/redis-cli.ts). */
 export async function runReview(argv: string[], env: NodeJS.ProcessEnv = process.env, out = console.log, store?: ReviewStore): Promise<number> {
-  const { values, positionals } = parseArgs({
+  if (wantsHelp(argv)) {
+    out(USAGE);
+    return 0;
+  }
+  const { values, positionals } = parseOrUsage(USAGE, () => parseArgs({
     args: argv, allowPositionals: true,
     options: { status: { type: 'string' }, source: { type: 'string' }, book: { type: 'string' }, limit: { type: 'string' }, note: { type: 'string' }, reviewer: { type: 'string' } },
-  });
+  }));
   const [cmd, id] = positionals;
   const reviews = store ?? new ReviewStore(stateDir(env));
   switch (cmd) {

@@ -12,8 +12,9 @@ import { runReview } from './review-commands.ts';
 
 if (isMain(import.meta.url)) {
   const fail = (err: Error) => {
-    console.error(err.message);
-    process.exitCode = 1;
+    console.error(`review: ${err.message}`);
+    // A bad option or argument is a usage error (2), as for every command.
+    process.exitCode = /\nusage:/.test(err.message) ? 2 : 1;
   };
   // ALMANAC_REDIS_URL: reviews in Redis. Not a top-level await (redis-cli.ts imports this module).
   if (process.env.ALMANAC_REDIS_URL) {

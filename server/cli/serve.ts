@@ -4,7 +4,7 @@
  * reader/index.ts), and `--open` turns keys and counting off (for local use only).
  */
 import { parseArgs } from 'node:util';
-import { isMain } from '../../pipeline/cli.ts';
+import { isMain, parseCli } from '../../pipeline/cli.ts';
 import { distDir, stateDir } from '../../pipeline/paths.ts';
 import type { Manifest } from '../../pipeline/writer.ts';
 import { readBundle } from '../../reader/index.ts';
@@ -107,7 +107,13 @@ export async function serve(env: NodeJS.ProcessEnv = process.env, args: string[]
   return app;
 }
 
+const USAGE = `usage: npm run serve [-- --workers N|auto] [--bundle <extracted bundle folder> [--open]]
+  serves the live release of dist/ (ALMANAC_DIST) on HOST:PORT (default 127.0.0.1:8080), keys and counts in ALMANAC_STATE_DIR
+  --workers N|auto   a primary and N worker processes sharing one quota
+  --bundle <dir>     serve an extracted offline bundle instead; --open: without keys`;
+
 if (isMain(import.meta.url)) {
+  parseCli('serve', USAGE, { bundle: { type: 'string' }, open: { type: 'boolean' }, workers: { type: 'string' } });
   serveMain(process.env, process.argv.slice(2)).catch((err) => {
     console.error(`cannot start: ${err.message}`);
     process.exit(1);

@@ -14,6 +14,7 @@ import { connectState, keysDoc } from '../state/redis-state.ts';
 import { ALL_SOURCES } from '../../sources/index.ts';
 import { defaultWorkers } from '../../pipeline/build.ts';
 import { build } from './build.ts';
+import { parseCli } from '../../pipeline/cli.ts';
 import { fetchAll } from '../../pipeline/fetch.ts';
 import { PROJECT_ROOT, cacheDir, currentPointer, distDir, stateDir } from '../../pipeline/paths.ts';
 
@@ -44,6 +45,9 @@ async function devKeyRedis(env: NodeJS.ProcessEnv): Promise<string> {
   return lines.at(-1)!;
 }
 
+parseCli('start', `usage: npm start
+  fetches what is missing (ALMANAC_MIRROR=<folder> reads a mirror instead of the network), builds dist/ when it is
+  missing or older than its inputs, makes and prints a development key on first run, and serves on HOST:PORT`, {});
 const env = process.env;
 await fetchAll(ALL_SOURCES, env);
 const pointer = currentPointer(distDir(env));
