@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { DatasetSource, InputSpec } from '../sources/contract.ts';
 import { integrityOf, sha256 } from './inputs.ts';
 import { fetchLive } from './fetch-live.ts';
-import { USER_AGENT, getWithRetries } from './http-get.ts';
+import { USER_AGENT, getWithRetries, isUnreachable, unreachableHosts } from './http-get.ts';
 
 export { USER_AGENT };
 import { cachedLocation, mirrorLocation, tarballLocation, viaPath } from './paths.ts';
@@ -118,7 +118,13 @@ export async function fetchTarball(pkg: string, version: string, integrity: stri
 }
 
 export async function fetchAll(sources: DatasetSource<any>[], env: NodeJS.ProcessEnv = process.env, log = console.log) {
+  return unreachableHosts.run(new Map(), () => fetchEach(sources, env, log));
+}
+
+async function fetchEach(sources: DatasetSource<any>[], env: NodeJS.ProcessEnv, log: (line: string) => void) {
   const outcomes: FetchOutcome[] = [];
+  // Datasets whose every failure is an unreachable host: one summary line for all of them.
+  const offline: { id: string; blocking: boolean; hosts: Set<string> }[] = [];
   // Every request of one source shares a deadline, so one slow publisher cannot hold the night.
   const deadlineMs = Number(env.ALMANAC_FETCH_SOURCE_TIMEOUT_S ?? 900) * 1000;
   for (const source of sources) {
@@ -148,9 +154,26 @@ export async function fetchAll(sources: DatasetSource<any>[], env: NodeJS.Proces
       // atomic weights beside its npm packages); the build goes on without them.
       const blocking = failed.some((f) => !f.optional) || (failed.length === specs.length && specs.length === Object.keys(source.inputs).length);
       const first = failed.find((f) => !f.optional) ?? failed[0];
-      log(`fetch: ${source.id}: ${blocking ? 'skipped' : 'partial'}, ${failed.length} of ${specs.length} inputs unavailable (${first.url}: ${first.reason})`);
+      if (failed.every((f) => isUnreachable(f.reason ?? ''))) offline.push({ id: source.id, blocking, hosts: new Set(failed.map((f) => hostOf(f.url))) });
+      else log(`fetch: ${source.id}: ${blocking ? 'skipped' : 'partial'}, ${failed.length} of ${specs.length} inputs unavailable (${first.url}: ${first.reason})`);
       outcomes.push(...failed.map(({ optional: _, ...f }) => f));
     }
   }
+  if (offline.length) {
+    const hosts = [...new Set(offline.flatMap((o) => [...o.hosts]))];
+    const skipped = offline.filter((o) => o.blocking).map((o) => o.id);
+    const partial = offline.filter((o) => !o.blocking).map((o) => o.id);
+    log(`fetch: ${hosts.length} upstream host${hosts.length > 1 ? 's' : ''} unreachable (${hosts.slice(0, 3).join(', ')}${hosts.length > 3 ? ', …' : ''}): ${skipped.length} dataset${skipped.length === 1 ? '' : 's'} skipped`
+      + `${partial.length ? `, ${partial.length} built without some inputs` : ''}${skipped.length ? ` (${skipped.slice(0, 6).join(', ')}${skipped.length > 6 ? ', …' : ''})` : ''}.`
+      + ' To supply them: npm run fetch on a machine with network, or ALMANAC_MIRROR=<folder of <host>/<path> files> npm run fetch');
+  }
   return outcomes;
 }
+
+const hostOf = (u: string) => {
+  try {
+    return new URL(u).host;
+  } catch {
+    return u.split('/')[0];
+  }
+};

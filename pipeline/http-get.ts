@@ -8,6 +8,8 @@
  *   ALMANAC_FETCH_BACKOFF_MS   first wait; each next one is 4 times longer (default 1000)
  *   ALMANAC_FETCH_TIMEOUT_S    one request (default 60)
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 export const USER_AGENT = 'almanac-data-build/0.1 (reference-data pipeline; contact: see README)';
 
 export interface GetOptions {
@@ -52,8 +54,33 @@ const deadline = () => new Error("the source's fetch deadline passed");
  */
 const PERMANENT = new Set(['ENOTFOUND', 'ECONNREFUSED', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID']);
 
+/** Errors that say the host cannot be reached at all (no network, no DNS, nobody there). */
+const UNREACHABLE = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ECONNREFUSED', 'ENETUNREACH', 'EHOSTUNREACH']);
+
+/**
+ * Hosts found unreachable during one fetch run (fetchAll runs inside `unreachableHosts.run`):
+ * the next URL of such a host fails at once with the same reason, so a machine without
+ * network gives up in seconds (one try per host), not minutes (one per file: 720 inputs).
+ */
+export const unreachableHosts = new AsyncLocalStorage<Map<string, string>>();
+export const isUnreachable = (reason: string) => /\((ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ENETUNREACH|EHOSTUNREACH)\)/.test(reason);
+
 /** A response that is not retried (any status but 429 and 5xx), after at most N attempts. */
 export async function getWithRetries(url: string, init: RequestInit, o: GetOptions = {}): Promise<Response> {
+  const memo = unreachableHosts.getStore();
+  const host = new URL(url).host;
+  const known = memo?.get(host);
+  if (known) throw new Error(known);
+  try {
+    return await attempts(url, init, o);
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? '';
+    if (memo && UNREACHABLE.has(code)) memo.set(host, (err as Error).message);
+    throw err;
+  }
+}
+
+async function attempts(url: string, init: RequestInit, o: GetOptions): Promise<Response> {
   const env = o.env ?? process.env;
   const tries = Math.max(1, num(env.ALMANAC_FETCH_RETRIES, 3));
   const base = num(env.ALMANAC_FETCH_BACKOFF_MS, 1000);
@@ -72,7 +99,7 @@ export async function getWithRetries(url: string, init: RequestInit, o: GetOptio
     }
     const again = error !== undefined || res!.status === 429 || res!.status >= 500;
     if (!again || attempt >= tries) {
-      if (error) throw new Error(`${error.message} (after ${attempt} attempt${attempt > 1 ? 's' : ''})`);
+      if (error) throw Object.assign(new Error(`${error.message} (after ${attempt} attempt${attempt > 1 ? 's' : ''})`), { code: (error as { code?: string }).code });
       return res!;
     }
     const after = Number(res?.headers.get('retry-after'));

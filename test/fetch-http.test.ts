@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatasetSource, LiveInput } from '../sources/contract.ts';
 import { fetchAll, fetchOne, fetchPinned } from '../pipeline/fetch.ts';
 import { fetchLive } from '../pipeline/fetch-live.ts';
+import { getWithRetries, unreachableHosts } from '../pipeline/http-get.ts';
 import { sha256 } from '../pipeline/inputs.ts';
 import { cachedLocation, fetchRecordPath, viaPath } from '../pipeline/paths.ts';
 import { fakeUpstream } from './helpers.ts';
@@ -154,5 +155,44 @@ describe('the publisher first, then known copies', () => {
   it('fails naming the publisher and every copy when none has the pinned bytes', async () => {
     await expect(fetchPinned({ url: PUBLISHER, copies: [copies[0]], sha256: sha256(CSV) }, envFor()))
       .rejects.toThrow(/^sha256 mismatch for https:\/\/publisher\.example\/codes\.csv: .*; known copies: sha256 mismatch for https:\/\/copies\.example\/a\/codes\.csv/);
+  });
+});
+
+describe('a machine without network (issue 28)', () => {
+  it('tries each unreachable host once per run: the next URL of that host fails at once, without connecting', async () => {
+    const { createServer } = await import('node:net');
+    // A port nobody listens on: refused.
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const url = (p: string) => `http://127.0.0.1:${port}/${p}`;
+    await unreachableHosts.run(new Map(), async () => {
+      await expect(getWithRetries(url('a'), {}, { env: { ALMANAC_FETCH_BACKOFF_MS: '1' } })).rejects.toThrow(/ECONNREFUSED/);
+      // Someone listens now; within this run the host is still known unreachable, so nothing connects.
+      let connections = 0;
+      const late = createServer((s) => { connections++; s.destroy(); });
+      await new Promise<void>((r) => late.listen(port, '127.0.0.1', r));
+      try {
+        await expect(getWithRetries(url('b'), {}, { env: { ALMANAC_FETCH_BACKOFF_MS: '1' } })).rejects.toThrow(/ECONNREFUSED/);
+        expect(connections).toBe(0);
+      } finally {
+        await new Promise<void>((r) => late.close(() => r()));
+      }
+    });
+  });
+
+  it('says so in one line for all the datasets it could not fetch, naming the hosts and how to supply the data', async () => {
+    const { createServer } = await import('node:net');
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const base = `http://127.0.0.1:${port}`; // nobody listens: refused
+    const many = (id: string, n: number) => ({ id, inputs: Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, { kind: 'url', url: `https://files.example/${id}/${i}.csv`, sha256: '0'.repeat(64), format: 'text' }])) }) as unknown as DatasetSource<any>;
+    const lines: string[] = [];
+    const out = await fetchAll([many('alpha', 30), many('beta', 30)], { ALMANAC_CACHE: dir(), ALMANAC_MIRROR: base }, (l) => lines.push(l));
+    expect(out.filter((o) => o.status === 'failed')).toHaveLength(60);
+    expect(lines).toEqual([expect.stringMatching(/^fetch: 1 upstream host unreachable \(files\.example\): 2 datasets skipped \(alpha, beta\)\. To supply them: npm run fetch on a machine with network, or ALMANAC_MIRROR=/)]);
   });
 });

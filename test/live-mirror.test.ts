@@ -51,7 +51,7 @@ describe.skipIf(!MIRROR_ROOT)(`live feeds built from the upstream mirror ${NEEDS
     expect(by['population-demographics']).toMatchObject({ status: 'built', records: 242_820 });
     expect(by['public-companies']).toMatchObject({ status: 'built', records: 19_215 });
     expect(by['laws-regulations']).toMatchObject({ status: 'built', records: 50 });
-    for (const id of ['recalls', 'procurement']) expect(by[id]).toMatchObject({ status: 'absent', reason: expect.stringMatching(/not in the fetch cache/) });
+    for (const id of ['recalls', 'procurement']) expect(by[id]).toMatchObject({ status: 'absent', reason: expect.stringMatching(/was not fetched: npm run fetch needs network to .*, or ALMANAC_MIRROR=/) });
   });
 
   it('earthquakes: newest first, with the feed time, magnitude and geographic filters', async () => {
@@ -93,9 +93,10 @@ describe.skipIf(!MIRROR_ROOT)(`live feeds built from the upstream mirror ${NEEDS
     const counties = await ok('/apis/population-demographics/counties?year=2024&state=35&limit=100');
     expect(counties.data.map((c: any) => c.name)).toContain('Doña Ana County');
     expect(counties.data.every((c: any) => c.level === 'county' && c.measure === 'population' && c.year === 2024)).toBe(true);
-    // The subcounty file is not mirrored: the view is empty, not a 400 naming a parameter the caller never sent.
-    const sub = await ok('/apis/population-demographics/subcounties');
-    expect(sub.meta.total).toBe(0);
+    // The subcounty file is not mirrored: the view says its input was not fetched (503), not
+    // a 400 naming a parameter the caller never sent, nor 200 with nothing (issue 26, item 9).
+    const sub = await call('/apis/population-demographics/subcounties');
+    expect(sub).toMatchObject({ status: 503, body: { error: { code: 'dataset_unavailable', details: { missing_inputs: ['subcounties'] } } } });
   });
 
   it('takes filter values as people type them, and refuses values outside a closed set (issue 13)', async () => {
@@ -123,7 +124,7 @@ describe.skipIf(!MIRROR_ROOT)(`live feeds built from the upstream mirror ${NEEDS
     expect((await ok('/apis/public-companies/search?q=blackrock')).meta.total).toBeGreaterThan(0);
     const titles = await ok('/apis/laws-regulations/titles?limit=100');
     expect(titles.meta).toMatchObject({ total: 50, upstream_time: '2025-02-13T00:00:00.000Z' });
-    expect((await ok('/apis/laws-regulations/documents')).meta.total).toBe(0);
+    expect(await call('/apis/laws-regulations/documents')).toMatchObject({ status: 503, body: { error: { code: 'dataset_unavailable', details: { missing_inputs: ['documents'] } } } });
   });
 
   it('datasets with nothing fetched answer 503 with a stable code', async () => {

@@ -119,7 +119,7 @@ export function studyDataset(layers: StudyLayer[] = STUDY_LAYERS): DatasetSource
       for (const layer of layers) {
         const verses = layer.read(raw, lexicon, ctx);
         if (!verses) {
-          for (const m of layer.layers) absent.push({ id: m.id, name: m.name, language: m.language, role: m.role, kind: m.kind, canon: m.canon, reason: 'its upstream files are not in the fetch cache (run npm run fetch)' });
+          for (const m of layer.layers) absent.push({ id: m.id, name: m.name, language: m.language, role: m.role, kind: m.kind, canon: m.canon, reason: 'its upstream files were not fetched: npm run fetch needs network, or ALMANAC_MIRROR=<folder of <host>/<path> files>' });
           continue;
         }
         if (layer.layers[0].versification === 'WLC') for (const v of verses) wlcRefs.add(key(v.ref));
