@@ -26,8 +26,8 @@ import { InvalidRecord } from './validate.ts';
 import { ReleaseWriter, pruneReleases, readCurrent, switchCurrent, type Manifest } from './writer.ts';
 import { datasetChanged, heldBack, holdBackReason, type GateOptions, type GatedInfo } from './gate.ts';
 
-/** Bump when the shard layout or record envelopes change. */
-export const PIPELINE_VERSION = '0.2.0';
+/** Bump when the shard layout or record envelopes change (0.3.0: stems in search indexes, manifest search_stem). */
+export const PIPELINE_VERSION = '0.3.0';
 
 export interface DatasetReport {
   id: string;

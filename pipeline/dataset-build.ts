@@ -9,6 +9,7 @@ import type { DatasetSource } from '../sources/contract.ts';
 import { resolveInputs } from './inputs.ts';
 import { SEARCH_SHARD_SIZE } from './paths.ts';
 import { DatasetGenerator, orderRecords, type DatasetInfo, type OutFile } from './shards.ts';
+import { stemmedFields } from './stem-fields.ts';
 import { InvalidRecord, recordValidator, validateRecords } from './validate.ts';
 
 export interface BuiltDataset {
@@ -29,7 +30,7 @@ export async function buildDataset(
   if (source.normaliseStream && (source.links?.length || keep.keys || source.summary || source.order)) {
     throw new Error(`source ${source.id}: links, summary and order are not supported on streamed datasets`);
   }
-  const gen = new DatasetGenerator(source, resolved, add, shardSize, { spillKeys: !!source.normaliseStream, raw });
+  const gen = new DatasetGenerator(source, resolved, add, shardSize, { spillKeys: !!source.normaliseStream, raw, stem: stemmedFields(source) });
   let records: { id: string }[] = [];
   if (source.normaliseStream) {
     // Streamed: validated and written as they arrive, in the source's own order.

@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import { KeySpill, memoryKeyMap } from './key-spill.ts';
 import { TermSpill, joinApostrophes } from './term-index.ts';
+import { STEM_FIELD, stemsOf } from './stemming.ts';
 import { partCount, splitIndex } from './search-parts.ts';
 import MiniSearch from 'minisearch';
 import type { DatasetSource, RawInputs } from '../sources/contract.ts';
@@ -58,6 +59,11 @@ export interface DatasetInfo {
   search_rank?: string;
   /** Stop words, prefix and typo limits of a large index (SearchSpec.tuning). */
   search_tuning?: { stopWords: string[]; prefixMinLength: number; maxTypos: number };
+  /**
+   * The search fields whose English stems are indexed too (pipeline/stem-fields.ts), in the
+   * index's hidden STEM_FIELD (pipeline/stemming.ts); absent: no stems, queries are not stemmed.
+   */
+  search_stem?: string[];
   provenance: DatasetSource['provenance'];
   upstream: { name: string; ref: string; sha256: string; fetched_at?: string; via?: string; last_modified?: string | null }[];
   /** The upstream's own timestamp (source.upstreamTime, else the newest Last-Modified). */
@@ -142,14 +148,18 @@ export class DatasetGenerator<R extends { id: string }> {
   private shards = 0;
   /** Parts per search shard (1: one file). */
   private readonly searchParts: number[] = [];
+  /** Fields whose stems go into STEM_FIELD (pipeline/stem-fields.ts); empty: none. */
+  private readonly stem: string[];
 
   constructor(
     private source: DatasetSource<R>, private upstream: Upstream, private emit: (f: OutFile) => void,
     /** Overridable so tests can exercise sharding on a few records (ALMANAC_SEARCH_SHARD_SIZE). */
     private shardSize = SEARCH_SHARD_SIZE,
-    opts: { spillKeys?: boolean; raw?: RawInputs } = {},
+    opts: { spillKeys?: boolean; raw?: RawInputs; stem?: string[] } = {},
   ) {
     if (opts.spillKeys && source.aliases) throw new Error(`source ${source.id}: aliases are not supported on streamed datasets`);
+    if (opts.spillKeys && opts.stem?.length) throw new Error(`source ${source.id}: stems are not supported on streamed datasets (word index)`);
+    this.stem = opts.stem ?? [];
     this.spill = opts.spillKeys ? new KeySpill(source.id) : null;
     this.terms = opts.spillKeys ? new TermSpill() : null;
     this.indexes = source.filters.filter((f) => !f.compare).map(() => new Map());
@@ -186,6 +196,16 @@ export class DatasetGenerator<R extends { id: string }> {
     else splitIndex(js, parts).forEach((text, b) => this.out(searchPartPath(this.source.id, n, b), Buffer.from(text)));
     this.searchParts.push(parts);
     this.shard = null;
+  }
+
+  /**
+   * An empty index of the source's search fields, and STEM_FIELD last when stems are
+   * indexed: the search fields keep the field ids they had without stems (the server
+   * searches them by name, and STEM_FIELD only where it asks for stems).
+   */
+  private newShard(): MiniSearch {
+    const fields = this.stem.length ? [...this.source.search.fields, STEM_FIELD] : this.source.search.fields;
+    return new MiniSearch(searchOptions(fields, this.source.search.rank, this.source.search.tuning?.stopWords));
   }
 
   add(record: R) {
@@ -227,10 +247,11 @@ export class DatasetGenerator<R extends { id: string }> {
       return;
     }
     const rank = this.source.search.rank;
-    this.shard ??= new MiniSearch(searchOptions(this.source.search.fields, rank, this.source.search.tuning?.stopWords));
+    this.shard ??= this.newShard();
     const doc: Rec = { __o: ord };
     if (rank) doc.__rank = Number(r[rank] ?? 0) || 0;
     for (const f of this.source.search.fields) doc[f] = searchText(r, f);
+    if (this.stem.length) doc[STEM_FIELD] = stemsOf(this.stem.map((f) => doc[f] as string));
     this.shard.add(doc);
     if (ord % this.shardSize === this.shardSize - 1) this.flushShard();
   }
@@ -246,7 +267,7 @@ export class DatasetGenerator<R extends { id: string }> {
     if (this.lines.length || this.packs === 0) this.flushPack();
     const prefixes = this.terms?.finish((p, shard) => this.out(termsPath(id, p), json(shard)));
     if (!this.terms && (this.shard || this.shards === 0)) {
-      this.shard ??= new MiniSearch(searchOptions(this.source.search.fields, this.source.search.rank, this.source.search.tuning?.stopWords));
+      this.shard ??= this.newShard();
       this.flushShard();
     }
     let keys = new Map<string, number>();
@@ -309,6 +330,7 @@ export class DatasetGenerator<R extends { id: string }> {
       ...(s.search.boost ? { search_boost: s.search.boost } : {}),
       ...(s.search.rank ? { search_rank: s.search.rank } : {}),
       ...(s.search.tuning ? { search_tuning: s.search.tuning } : {}),
+      ...(this.stem.length ? { search_stem: this.stem } : {}),
       provenance: s.provenance,
       upstream: this.upstream,
       ambiguous_aliases: ambiguous,
@@ -324,10 +346,10 @@ export class DatasetGenerator<R extends { id: string }> {
 
 /** All files of an in-memory, already ordered dataset (see orderRecords). */
 export function generateDataset<R extends { id: string }>(
-  source: DatasetSource<R>, sorted: R[], upstream: Upstream, raw?: RawInputs,
+  source: DatasetSource<R>, sorted: R[], upstream: Upstream, raw?: RawInputs, stem?: string[],
 ): { files: OutFile[]; info: DatasetInfo; keys: Map<string, number> } {
   const files: OutFile[] = [];
-  const g = new DatasetGenerator(source, upstream, (f) => files.push(f), undefined, { raw });
+  const g = new DatasetGenerator(source, upstream, (f) => files.push(f), undefined, { raw, stem });
   for (const r of sorted) g.add(r);
   const { info, keys } = g.finish();
   if (source.summary) info.summary = source.summary(sorted);

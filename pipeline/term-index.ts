@@ -9,7 +9,9 @@
  * then each prefix file is grouped and written on its own (memory: one prefix).
  * Query: each query word loads the one prefix file it needs; words match by prefix and
  * all must match (as in minisearch searches); records matching a word exactly rank
- * before prefix-only matches, then list order. No typo tolerance at this size.
+ * before prefix-only matches, then list order. No typo tolerance at this size, and no
+ * stems (pipeline/stem-fields.ts). When no record has every word, termSearchAny ranks
+ * those with the most of them (server/search/match-tiers.ts tier 3).
  */
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -156,6 +158,44 @@ export function termSearchBounded(words: string[], shard: (prefix: string) => Te
     if (!scores.size) return { ordinals: [], truncated };
   }
   return { ordinals: [...scores!].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([o]) => o), truncated };
+}
+
+/**
+ * The partial-match fallback of the word index (server/search/match-tiers.ts has the
+ * rule): when no record has every word, the records with the most of them, then the most
+ * exact ones, then list order; `unmatched` names the words no record has. Reads the same
+ * postings termSearchBounded reads (each once: the same budget bounds both), ranks by a
+ * small integer key (bucketed, no comparison sort of keys) and answers at most
+ * `maxCandidates` records, flagged `truncated` when it cut.
+ */
+export function termSearchAny(words: string[], shard: (prefix: string) => TermShard | undefined, b: TermSearchBounds = {}): { ordinals: number[]; truncated: boolean; unmatched: string[] } {
+  const max = b.maxCandidates ?? Infinity;
+  // Per record: 32 per word it has, plus the word's mark (exact 2, prefix 1): words first, then exactness.
+  const keys = new Map<number, number>();
+  const unmatched: string[] = [];
+  let truncated = false;
+  for (const w of words) {
+    if (keys.size && b.expired?.()) {
+      truncated = true;
+      break;
+    }
+    const best = new Map<number, number>();
+    for (const [list, mark] of postings(w, shard(termPrefix(w)) ?? [], b.prefix?.(w) ?? true).lists) {
+      for (const o of list) if ((best.get(o) ?? 0) < mark) best.set(o, mark);
+    }
+    if (!best.size) unmatched.push(w);
+    for (const [o, mark] of best) keys.set(o, (keys.get(o) ?? 0) + 32 + mark);
+  }
+  const buckets = new Map<number, number[]>();
+  for (const [o, k] of keys) (buckets.get(k) ?? buckets.set(k, []).get(k)!).push(o);
+  const ordinals: number[] = [];
+  for (const k of [...buckets.keys()].sort((x, y) => y - x)) {
+    for (const o of buckets.get(k)!.sort((x, y) => x - y)) {
+      if (ordinals.length >= max) return { ordinals, truncated: true, unmatched };
+      ordinals.push(o);
+    }
+  }
+  return { ordinals, truncated, unmatched };
 }
 
 /** Ordinals matching every word of `q` (by prefix), exact-word matches first, then list order. */

@@ -58,6 +58,9 @@ export const SEARCH_FLAGS: Record<string, SchemaObject> = {
   partial: { type: 'boolean', description: 'true when words were left out or matched whole to keep the query within its cost bound' },
   ignored_words: { type: 'array', items: { type: 'string' } },
   unexpanded_words: { type: 'array', items: { type: 'string' } },
+  match: { enum: ['partial'], description: 'partial: no record matched every word, so these are the records that match the most words (then by score); absent when every result matched every word' },
+  unmatched_words: { type: 'array', items: { type: 'string' }, description: 'With match "partial": the query words no record matched at all' },
+  unstemmed_words: { type: 'array', items: { type: 'string' }, description: 'Words searched without their English stem to keep the query within its cost bound' },
 };
 
 export const LIST_META: SchemaObject = {

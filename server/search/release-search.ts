@@ -2,19 +2,24 @@
  * Search over a release's indexes (split out of server/release.ts, which owns the files
  * and the cache): minisearch indexes, whole or split by word (pipeline/search-parts.ts),
  * and the streamed datasets' word index (pipeline/term-index.ts), all within the cost
- * bound of server/search-bounds.ts. Index files are read through the release (checked
- * against the manifest) and held in its byte-budgeted cache, counted by indexHeapBytes.
+ * bound of server/search-bounds.ts. The records matching every word come first, as they
+ * always did; then stem-only matches, or, when none matches every word, the records
+ * matching the most words (match-tiers.ts). Index files are read through the release
+ * (checked against the manifest) and held in its byte-budgeted cache, counted by
+ * indexHeapBytes.
  */
 import MiniSearch, { type SearchOptions } from 'minisearch';
 import { searchPartPath, searchPath, termsPath } from '../../pipeline/paths.ts';
 import { partOf } from '../../pipeline/search-parts.ts';
 import { searchOptions, type DatasetInfo } from '../../pipeline/shards.ts';
-import { postings, searchWords, termPrefix, termSearchBounded, type TermShard } from '../../pipeline/term-index.ts';
+import { postings, searchWords, termPrefix, termSearchAny, termSearchBounded, type TermShard } from '../../pipeline/term-index.ts';
 import type { FileEntry } from '../../pipeline/writer.ts';
 import {
   runSync, runYielding, BOUNDED_MATCH, MAX_CANDIDATES, MAX_POSTINGS, MAX_RANKED_POSTINGS, MAX_TERM_POSTINGS, PREFIX_MIN_LETTERS, boundWords, deadline, fitBudget, type SearchResult,
 } from './search-bounds.ts';
 import { indexEntries, keepTypoPrefix, loadIndexSliced, matchRanked, searchSplit } from './search-index.ts';
+import { stemWord } from '../../pipeline/stemming.ts';
+import { moreTiers, type Tiers } from './match-tiers.ts';
 
 /**
  * What a loaded minisearch index holds on the V8 heap. Measured with --expose-gc on 15
@@ -66,9 +71,11 @@ export class ReleaseSearch {
         held.terms.set(prefix, this.r.entry(rel) ? await this.r.json<TermShard>(rel) : undefined);
       }
     } else {
-      // The files this query reads: each shard's index, or the parts of its words. Held for
-      // the whole search, so an eviction by another request meanwhile cannot unload them.
-      const words = boundWords(q).words;
+      // The files this query reads: each shard's index, or the parts of its words (and of
+      // their stems, match-tiers.ts). Held for the whole search, so an eviction by another
+      // request meanwhile cannot unload them.
+      const bound = boundWords(q).words;
+      const words = info.search_stem?.length ? [...new Set(bound.flatMap((w) => [w, stemWord(w)]))] : bound;
       for (let n = 0; n < (info.search_shards ?? 1); n++) {
         // A query with no words searches an unsplit shard's whole index, and no part of a split one.
         const whole = this.indexFile(info, n);
@@ -146,9 +153,15 @@ export class ReleaseSearch {
       const expands = (w: string) => w.length >= PREFIX_MIN_LETTERS;
       const fit = fitBudget(capped.words, (w, expand) => postings(w, terms(termPrefix(w)) ?? [], expand && expands(w)).size, MAX_TERM_POSTINGS);
       const narrow = new Set(fit.unexpanded);
-      const r = termSearchBounded(fit.keep, terms, { prefix: (w) => expands(w) && !narrow.has(w), maxCandidates: MAX_CANDIDATES, expired });
+      const bounds = { prefix: (w: string) => expands(w) && !narrow.has(w), maxCandidates: MAX_CANDIDATES, expired };
+      const r = termSearchBounded(fit.keep, terms, bounds);
       const ignored = [...capped.ignored, ...fit.ignored];
-      return { ordinals: r.ordinals, ignored, unexpanded: fit.unexpanded, partial: r.truncated || ignored.length > 0 || narrow.size > 0 };
+      const result: SearchResult = { ordinals: r.ordinals, ignored, unexpanded: fit.unexpanded, partial: r.truncated || ignored.length > 0 || narrow.size > 0 };
+      // No record has every word: the ones with the most (match-tiers.ts tier 3; the word index has no stems).
+      if (r.ordinals.length || r.truncated || fit.keep.length < 2) return result;
+      const any = termSearchAny(fit.keep, terms, bounds);
+      if (!any.ordinals.length) return result;
+      return { ...result, ordinals: any.ordinals, match: 'partial', unmatched: any.unmatched, partial: result.partial || any.truncated };
     }
     const capped = boundWords(q);
     // Per shard, the index that holds a word: the shard's whole index, or the word's part
@@ -162,7 +175,23 @@ export class ReleaseSearch {
     yield;
     const ignored = [...capped.ignored, ...fit.ignored];
     const narrow = new Set(fit.unexpanded);
-    let partial = ignored.length > 0 || narrow.size > 0;
+    const tier1 = yield* this.wholeWords(info, shards, fit, narrow, expired);
+    const result: SearchResult = { ...tier1, ignored, unexpanded: fit.unexpanded, partial: tier1.partial || ignored.length > 0 || narrow.size > 0 };
+    // The words as the index has them (its processTerm: stop words go), for the tiers after tier 1.
+    const processTerm = (searchOptions(info.search_fields, info.search_rank, info.search_tuning?.stopWords) as { processTerm?: (t: string) => string | null }).processTerm;
+    const words = processTerm ? fit.keep.map((w) => processTerm(w)).filter((t): t is string => !!t) : fit.keep;
+    const more = yield* moreTiers({
+      shards, words, narrow, stems: !!info.search_stem?.length, fields: info.search_fields, options: this.shardOptions(info, narrow), spent: fit.total, expired,
+    }, result.ordinals.length);
+    return more ? withTiers(result, more) : result;
+  }
+
+  /**
+   * Tier 1 (match-tiers.ts): the records matching every word, ranked by minisearch, or by
+   * match kind when the words touch more than MAX_RANKED_POSTINGS entries.
+   */
+  private *wholeWords(info: DatasetInfo, shards: ((w: string) => MiniSearch)[], fit: { keep: string[]; total: number }, narrow: Set<string>, expired: () => boolean): Generator<void, { ordinals: number[]; partial: boolean; ranked?: boolean }> {
+    let partial = false;
     if (fit.total > MAX_RANKED_POSTINGS) {
       // Scores are small integers: each shard gives its ordinals per score in list order;
       // several shards are merged per score.
@@ -179,7 +208,7 @@ export class ReleaseSearch {
         for (let i = 0; i < merged.length; i++) ordinals.push(merged[i]);
         yield;
       }
-      return { ordinals, ignored, unexpanded: fit.unexpanded, partial, ranked: false };
+      return { ordinals, partial, ranked: false };
     }
     const all = [];
     for (let n = 0; n < shards.length; n++) {
@@ -192,12 +221,13 @@ export class ReleaseSearch {
     const ordinals = shards.length === 1
       ? all.map((r) => r.id as number)
       : all.sort((a, b) => b.score - a.score || (a.id as number) - (b.id as number)).map((r) => r.id as number);
-    return { ordinals, ignored, unexpanded: fit.unexpanded, partial };
+    return { ordinals, partial };
   }
 
-  private searchShard(info: DatasetInfo, n: number, msFor: (w: string) => MiniSearch, words: string[], narrow: Set<string>): { id: number; score: number }[] {
+  /** The minisearch options of a search of `info`'s indexes (`narrow`: words matched whole only). */
+  private shardOptions(info: DatasetInfo, narrow: Set<string>): SearchOptions {
     const tuning = info.search_tuning;
-    const options: SearchOptions = {
+    return {
       // A dataset's own tuning (aviation: prefixes from 3 letters, one typo) narrows the bounds further.
       prefix: (term) => BOUNDED_MATCH.prefix(term) && !narrow.has(term) && term.length >= (tuning?.prefixMinLength ?? 0),
       fuzzy: (term) => (narrow.has(term) ? false : BOUNDED_MATCH.fuzzy(term)),
@@ -206,6 +236,10 @@ export class ReleaseSearch {
       ...(info.search_boost ? { boost: info.search_boost } : {}),
       ...(info.search_rank ? { boostDocument: (_id, _term, stored) => 1 + Math.log10(1 + Number(stored?.__rank ?? 0)) } : {}),
     };
+  }
+
+  private searchShard(info: DatasetInfo, n: number, msFor: (w: string) => MiniSearch, words: string[], narrow: Set<string>): { id: number; score: number }[] {
+    const options = this.shardOptions(info, narrow);
     const file = this.indexFile(info, n);
     if (!file.part) return msFor('').search(words.join(' '), options) as { id: number; score: number }[];
     // A split index: each word from its part (the index's processTerm first: stop words go).
@@ -213,4 +247,17 @@ export class ReleaseSearch {
     const terms = words.map((w) => (opts.processTerm ? opts.processTerm(w) : w.toLowerCase())).filter((t): t is string => !!t);
     return searchSplit(msFor, terms, options);
   }
+}
+
+/** Tier 1's result with tiers 2 and 3 (match-tiers.ts): stem matches appended, or the partial matches instead. */
+function withTiers(r: SearchResult, more: Tiers): SearchResult {
+  const ordinals = more.match ? more.ordinals : more.ordinals.length ? r.ordinals.concat(more.ordinals) : r.ordinals;
+  // Match-kind order for the answer as soon as any part of it was ranked so (meta.order "match").
+  const ranked = r.ranked === false || (!more.ranked && more.ordinals.length > 0) ? false : r.ranked;
+  return {
+    ...r, ordinals, ...(ranked === false ? { ranked } : {}),
+    ...(more.match ? { match: more.match, unmatched: more.unmatched } : {}),
+    ...(more.unstemmed.length ? { unstemmed: more.unstemmed } : {}),
+    partial: r.partial || more.truncated || more.unstemmed.length > 0,
+  };
 }

@@ -19,7 +19,12 @@
  *   on a busy machine) but ranked by match kind — whole word, prefix, typo — then list
  *   order, as the term index does: `meta.order: "match"`;
  * - a sharded or term-index search stops at SEARCH_BUDGET_MS and returns what it has,
- *   flagged `meta.partial: true`; a term index ranks at most MAX_CANDIDATES records.
+ *   flagged `meta.partial: true`; a term index ranks at most MAX_CANDIDATES records;
+ * - when no record matches every word, the records matching the most words come instead
+ *   (`meta.match: "partial"`, `meta.unmatched_words`), and English stems add records after
+ *   the whole-word ones (server/search/match-tiers.ts): both read only the postings of the
+ *   words already within budget, and the stems' own postings only while they fit the
+ *   budget left (else `meta.unstemmed_words`).
  *
  * Measured with `npm run bench:worst-query` (README "Measured").
  */
@@ -49,6 +54,12 @@ export interface SearchResult {
   ranked?: boolean;
   /** True when words were ignored, the time budget ran out or the candidates were capped. */
   partial: boolean;
+  /** 'partial' when no record matched every word: the records matching the most words, best first (match-tiers.ts). */
+  match?: 'partial';
+  /** With match 'partial': the searched words that matched no record at all. */
+  unmatched?: string[];
+  /** Words searched without their stems: the stems' postings were over the budget left. */
+  unstemmed?: string[];
 }
 
 
@@ -73,9 +84,16 @@ export function deadline(ms = SEARCH_BUDGET_MS) {
 
 /** The partial/ignored flags for a response's meta, empty when the search was complete. */
 export function searchMeta(r: SearchResult): Record<string, unknown> {
-  const order = r.ranked === false ? { order: 'match' } : {};
-  if (!r.partial) return order;
-  return { ...order, partial: true, ...(r.ignored.length ? { ignored_words: r.ignored } : {}), ...(r.unexpanded?.length ? { unexpanded_words: r.unexpanded } : {}) };
+  const flags = {
+    ...(r.ranked === false ? { order: 'match' } : {}),
+    // Not every word matched: say so, naming the words no record has (a misspelling, a word the data spells otherwise).
+    ...(r.match === 'partial' ? { match: 'partial', unmatched_words: r.unmatched ?? [] } : {}),
+  };
+  if (!r.partial) return flags;
+  return {
+    ...flags, partial: true, ...(r.ignored.length ? { ignored_words: r.ignored } : {}), ...(r.unexpanded?.length ? { unexpanded_words: r.unexpanded } : {}),
+    ...(r.unstemmed?.length ? { unstemmed_words: r.unstemmed } : {}),
+  };
 }
 
 /**

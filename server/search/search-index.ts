@@ -8,6 +8,7 @@
  */
 import MiniSearch, { type SearchOptions } from 'minisearch';
 import { typoKeepsPrefix } from '../../pipeline/search-parts.ts';
+import { STEM_FIELD } from '../../pipeline/stemming.ts';
 import { BOUNDED_MATCH, MAX_POSTINGS } from './search-bounds.ts';
 
 export type TermData = Map<number, Map<number, number>>;
@@ -21,26 +22,51 @@ const TERM_COST = 20;
  */
 type RadixIndex = { get(t: string): TermData | undefined; atPrefix(t: string): Iterable<[string, TermData]>; fuzzyGet(t: string, d: number): Map<string, [TermData, number]> };
 const radix = (ms: MiniSearch) => (ms as unknown as { _index: RadixIndex })._index;
+/** The field id of an index's hidden stems (pipeline/stemming.ts), -1 when it has none. */
+const stemFieldId = (ms: MiniSearch) => (ms as unknown as { _fieldIds: Record<string, number> })._fieldIds[STEM_FIELD] ?? -1;
+/** A word's postings per field, without the hidden stems: what a search of the record's own fields reads. */
+const ownFields = (d: TermData, stem: number) => [...d].filter(([field]) => field !== stem).map(([, docs]) => docs);
 
-/** Every indexed word `w` matches the way minisearch expands it, with its kind: 3 itself, 2 by prefix, 1 with a typo. */
-function* matchingTerms(index: RadixIndex, w: string, expand: boolean): Generator<[TermData, number]> {
+/**
+ * Every indexed word `w` matches the way minisearch expands it, as the postings of the
+ * record's own fields (never the hidden stems: a word found only there is skipped, so an
+ * index with stems counts and matches as the same index without them), with its kind:
+ * 3 itself, 2 by prefix, 1 with a typo.
+ */
+export function* matchingTerms(ms: MiniSearch, w: string, expand: boolean): Generator<[Map<number, number>[], number]> {
+  const index = radix(ms);
+  const stem = stemFieldId(ms);
+  const own = (d: TermData) => (stem < 0 ? [...d.values()] : ownFields(d, stem));
+  let lists: Map<number, number>[];
   if (!expand || !BOUNDED_MATCH.prefix(w)) {
     const d = index.get(w);
-    if (d) yield [d, 3];
+    if (d && (lists = own(d)).length) yield [lists, 3];
     return;
   }
-  for (const [t, d] of index.atPrefix(w)) yield [d, t === w ? 3 : 2];
+  for (const [t, d] of index.atPrefix(w)) if ((lists = own(d)).length) yield [lists, t === w ? 3 : 2];
   const edits = BOUNDED_MATCH.fuzzy(w);
-  if (edits) for (const [t, [d]] of index.fuzzyGet(w, edits)) if (!t.startsWith(w)) yield [d, 1];
+  if (edits) for (const [t, [d]] of index.fuzzyGet(w, edits)) if (!t.startsWith(w) && (lists = own(d)).length) yield [lists, 1];
+}
+
+/**
+ * The postings a stem `s` of a query word adds (server/search/match-tiers.ts): the
+ * records whose words stem to it — in the hidden stem field, and as a whole word of their
+ * own fields when the query word is not already `s` (then the word's own match has them).
+ */
+export function stemPostings(ms: MiniSearch, s: string, word: string): Map<number, number>[] {
+  const stem = stemFieldId(ms);
+  const d = stem < 0 ? undefined : radix(ms).get(s);
+  if (!d) return [];
+  return [...d].filter(([field]) => field === stem || s !== word).map(([, docs]) => docs);
 }
 
 export function indexEntries(ms: MiniSearch, w: string, expand: boolean, limit = MAX_POSTINGS + 1): number {
   let n = 0;
   // Each matching word costs minisearch a pass of its own besides its postings. Stop
   // counting once over the limit: counting a huge expansion must stay cheap too.
-  for (const [d] of matchingTerms(radix(ms), w, expand)) {
+  for (const [lists] of matchingTerms(ms, w, expand)) {
     n += TERM_COST;
-    for (const docs of d.values()) n += docs.size;
+    for (const docs of lists) n += docs.size;
     if (n > limit) return n;
   }
   return n;
@@ -56,7 +82,7 @@ export function indexEntries(ms: MiniSearch, w: string, expand: boolean, limit =
  */
 type Ordinals = { ord: Float64Array | null; base: number; rising: boolean; size: number };
 const ordinalTables = new WeakMap<MiniSearch, Ordinals>();
-function ordinalTable(ms: MiniSearch): Ordinals {
+export function ordinalTable(ms: MiniSearch): Ordinals {
   let t = ordinalTables.get(ms);
   if (!t) {
     const ids = (ms as unknown as { _documentIds: Map<number, number>; _nextId: number });
@@ -103,8 +129,8 @@ export function* matchRanked(msFor: (word: string) => MiniSearch, words: string[
     yield;
     const next: Uint8Array = new Uint8Array(size);
     let any = false;
-    for (const [d, mark] of matchingTerms(radix(msFor(w)), w, !narrow.has(w))) {
-      for (const byDoc of d.values()) {
+    for (const [lists, mark] of matchingTerms(msFor(w), w, !narrow.has(w))) {
+      for (const byDoc of lists) {
         for (const id of byDoc.keys()) {
           // A pause point every 1024 postings; the driver decides whether to yield.
           if ((++steps & 1023) === 0) yield;
