@@ -67,7 +67,7 @@ describe('agencies served from the fixtures', () => {
   let srv: FixtureServer;
   beforeAll(async () => {
     srv = await serveFixtures([{ source, files: { federal: FR, dotgov: DOTGOV } }]);
-  }, 60_000);
+  }, 300_000);
   afterAll(() => srv?.stop());
 
   it('lists federal agencies first; level=state gives the state records', async () => {
@@ -131,5 +131,5 @@ describe('agencies from the mirrored files', () => {
     } finally {
       cleanup(env.ALMANAC_CACHE, env.ALMANAC_DIST);
     }
-  }, 120_000);
+  }, 300_000);
 });

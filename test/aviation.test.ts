@@ -92,7 +92,7 @@ describe('aviation over HTTP (fixture release)', () => {
   const get = (p: string) => srv.get(p);
   beforeAll(async () => {
     srv = await serveSources((cache) => [countriesSource, fixtureSource(aviation, cache, Object.fromEntries(Object.entries(FILES).map(([k, f]) => [k, `aviation/${f}`])))], { openapi: true });
-  }, 120_000);
+  }, 300_000);
   afterAll(() => srv?.stop());
 
   it('lists airports and runways as views, with licence and attribution in meta', async () => {

@@ -105,7 +105,7 @@ describe('classification-crosswalks served from the fixtures (NAICS 2017 from th
   let srv: FixtureServer;
   beforeAll(async () => {
     srv = await serveFixtures([{ source, files: FILES }]);
-  }, 60_000);
+  }, 300_000);
   afterAll(() => srv?.stop());
 
   it('gets a code by <system>:<code> in any case, and a bare code when one system has it', async () => {

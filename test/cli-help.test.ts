@@ -22,7 +22,7 @@ describe('every command', () => {
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(new RegExp(`^usage: .*npm (run )?${name === 'start' ? 'start' : name.replace(':', ':')}`, 'm'));
     expect(r.err).not.toMatch(/\n\s+at /);
-  }, 60_000);
+  }, 300_000);
 
   it.each(COMMANDS)('%s refuses an unknown option naming it, with the usage, exit 2, no stack trace', async (name, file) => {
     const r = await runTsx([file, '--bogus-option'], env());
@@ -30,5 +30,5 @@ describe('every command', () => {
     expect(r.err + r.out).toMatch(/Unknown option '--bogus-option'/);
     expect(r.err + r.out).toMatch(/usage: /);
     expect(r.err).not.toMatch(/\n\s+at /);
-  }, 60_000);
+  }, 300_000);
 });

@@ -23,7 +23,7 @@ beforeAll(async () => {
   key = srv.key();
   other = srv.key('basic');
   doc = await (await fetch(`${srv.base}/apis/openapi.json`)).json();
-}, 120_000);
+}, 300_000);
 afterAll(() => srv?.stop());
 
 const get = async (p: string, headers: Record<string, string> = { 'x-service-key': key }) => {

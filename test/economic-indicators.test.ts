@@ -51,7 +51,7 @@ describe('economic-indicators served from the fixture', () => {
   let srv: FixtureServer;
   beforeAll(async () => {
     srv = await serveFixtures([{ source, files: { series: FIXTURE } }]);
-  }, 60_000);
+  }, 300_000);
   afterAll(() => srv?.stop());
 
   it('lists, gets by code in any case, filters by licence, names every third-party holder in meta.sources', async () => {
@@ -105,5 +105,5 @@ describe('economic-indicators from the mirrored WDISeries.csv', () => {
     } finally {
       cleanup(env.ALMANAC_CACHE, env.ALMANAC_DIST);
     }
-  }, 120_000);
+  }, 300_000);
 });

@@ -231,7 +231,7 @@ describe('keys and quotas at the edge', () => {
     expect(body.error).toMatchObject({ code: 'rate_limited', details: { limit_per_second: 10 } });
     expect(limited[0].headers['retry-after']).toBe('1');
     expect(limited[0].headers.ratelimit).toBe('"burst";r=0;t=1');
-  }, 120_000);
+  }, 300_000);
 
   it('refuses a revoked key and a cancelled subscription from the next request after the sync', async () => {
     const a = store.create('standard', 'revoke test');
@@ -252,7 +252,7 @@ describe('keys and quotas at the edge', () => {
     const c = store.create('standard', 'still here');
     await syncKeys(edge, state);
     expect(await until200(c.secret)).toBe(200);
-  }, 120_000);
+  }, 300_000);
 });
 
 describe('the Cache API in front of R2', () => {
@@ -336,5 +336,5 @@ describe('downloads at the edge', () => {
       expect([part.status, part.headers['content-range']]).toEqual([206, `bytes 10-19/${f.size}`]);
       expect(part.body.equals(whole.body.subarray(10, 20))).toBe(true);
     }
-  }, 120_000);
+  }, 300_000);
 });

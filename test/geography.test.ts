@@ -377,9 +377,5 @@ describe('geography on the real installed packages', () => {
     for (const z of get<TimezoneRecord>('geography/timezones')) for (const c of z.countries) expect(countryIds.has(c), `${z.id} ${c}`).toBe(true);
   });
 
-  it('normalises each collection in well under the build budget', () => {
-    const times = Object.fromEntries([...loaded].map(([id, l]) => [id, Math.round(l.ms)]));
-    console.log(`geography normalise ms: ${JSON.stringify(times)}`);
-    for (const ms of Object.values(times)) expect(ms).toBeLessThan(10_000);
-  });
+  // Times are measured by bench (npm run bench:stream), not asserted here (issue 28: tests must pass on a busy machine).
 });

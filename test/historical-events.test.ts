@@ -80,7 +80,7 @@ describe('historical-events over HTTP (fixture release)', () => {
   beforeAll(async () => {
     const files = Object.fromEntries(DAYS.map((md) => [`day_${md.replace('/', '_')}`, `historical-events/${md}.json`]));
     srv = await serveSources((cache) => [fixtureSource(events, cache, files)]);
-  }, 120_000);
+  }, 300_000);
   afterAll(() => srv?.stop());
 
   it('filters by month, day and year bounds (negative = BCE), in calendar order', async () => {

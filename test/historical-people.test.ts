@@ -105,7 +105,7 @@ describe('historical-people over HTTP (fixture release)', () => {
     // The fixture WordNet file stands in for the npm one.
     const wordnet = { kind: 'url' as const, url: 'https://fixture.example/wordnet/data.noun', sha256: '', format: 'text' as const };
     srv = await serveSources((cache) => [countriesSource, fixtureSource({ ...people, inputs: { ...people.inputs, wordnet } }, cache, { pantheon: 'historical-people/pantheon.tsv', wordnet: 'historical-people/data.noun' })]);
-  }, 120_000);
+  }, 300_000);
   afterAll(() => srv?.stop());
 
   it('lists by popularity index, filters by domain and birth-year bounds; licence and attribution in meta', async () => {

@@ -59,7 +59,7 @@ describe('ingredients served from the fixture (laws-regulations not in this rele
   let srv: FixtureServer;
   beforeAll(async () => {
     srv = await serveFixtures([{ source, files: { substances: FIXTURE } }]);
-  }, 60_000);
+  }, 300_000);
   afterAll(() => srv?.stop());
 
   it('resolves a record by CAS number, by its name and by any other name, case-insensitively', async () => {
@@ -113,5 +113,5 @@ describe('ingredients from the mirrored FoodSubstances.csv, with laws-regulation
     } finally {
       cleanup(env.ALMANAC_CACHE, env.ALMANAC_DIST);
     }
-  }, 120_000);
+  }, 300_000);
 });

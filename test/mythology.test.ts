@@ -56,7 +56,7 @@ describe('mythology over HTTP (fixture release)', () => {
   beforeAll(async () => {
     const wordnet = { kind: 'url' as const, url: 'https://fixture.example/wordnet/data.noun', sha256: '', format: 'text' as const };
     srv = await serveSources((cache) => [fixtureSource({ ...mythology, inputs: { ...mythology.inputs, wordnet } }, cache, { roscherA: 'mythology/RLM_Index_tab_A.csv', wordnet: 'mythology/data.noun' })], { openapi: true });
-  }, 120_000);
+  }, 300_000);
   afterAll(() => srv?.stop());
 
   it('lists entities, filters by source, type and pantheon; licences in meta', async () => {

@@ -29,7 +29,7 @@ describe('partial matches and stems (economic-indicators fixture: 5 real WDI ser
   const search = (q: string) => srv.get(`/apis/economic-indicators/search?q=${encodeURIComponent(q)}`);
   beforeAll(async () => {
     srv = await serveFixtures([{ source: econ, files: { series: path.join(FIXTURES, 'economic-indicators/WDISeries.csv') } }]);
-  }, 60_000);
+  }, 300_000);
   afterAll(() => srv?.stop());
 
   it('answers `GDP current US` with the best partial matches, naming `us` (the data says "US$")', async () => {
@@ -73,7 +73,7 @@ describe('stems in descriptions (historical-people fixture)', () => {
     // As test/historical-people.test.ts serves it: the fixture WordNet file stands in for the npm one.
     const wordnet = { kind: 'url' as const, url: 'https://fixture.example/wordnet/data.noun', sha256: '', format: 'text' as const };
     srv = await serveSources((cache) => [countriesSource, fixtureSource({ ...people, inputs: { ...people.inputs, wordnet } }, cache, { pantheon: 'historical-people/pantheon.tsv', wordnet: 'historical-people/data.noun' })]);
-  }, 120_000);
+  }, 300_000);
   afterAll(() => srv?.stop());
 
   it('`Lincoln assassination` finds Lincoln, whose description says "was assassinated"', async () => {
@@ -95,7 +95,7 @@ describe('partial matches on the word index (nonprofit-organizations fixture)', 
     const input = (a: string) => ({ kind: 'url' as const, url: `https://fixture.example/irs/eo_${a}.csv`, sha256: '', format: 'path' as const });
     const source = { ...nonprofits, inputs: { eo_de: input('de'), eo_vt: input('vt') } };
     srv = await serveSources((cache) => [fixtureSource(source, cache, { eo_de: 'nonprofits/eo_de.csv', eo_vt: 'nonprofits/eo_vt.csv' })]);
-  }, 60_000);
+  }, 300_000);
   afterAll(() => srv?.stop());
 
   it('answers the records with the most words, naming the word no record has', async () => {
