@@ -97,6 +97,7 @@ export async function build(opts: BuildOptions = {}) {
   const writer = new ReleaseWriter(dist);
   const datasets: Record<string, GatedInfo> = {};
   const absent: Record<string, string> = {};
+  const unfetched: string[] = [];
   const reports: DatasetReport[] = [];
   const built = new Map<string, { records: { id: string }[]; keys: Map<string, number> }>();
   const linkTargets = new Set(sources.flatMap((s) => (s.links ?? []).map((l) => l.dataset)));
@@ -214,8 +215,17 @@ export async function build(opts: BuildOptions = {}) {
       } else {
         absent[id] = reason!;
         reports.push({ id, status: 'absent', records: 0, files: 0, bytes: 0, seconds: 0, reason: reason! });
+        // Absent for want of fetched inputs (a first start offline: 26 of them): one line for
+        // all after the build, not a line each; the manifest and /apis keep every reason.
+        if (/ was not fetched: /.test(reason!)) {
+          unfetched.push(id);
+          continue;
+        }
       }
       logLine(reports[reports.length - 1]);
+    }
+    if (unfetched.length) {
+      log(`${unfetched.length} dataset${unfetched.length > 1 ? 's' : ''} absent, their upstream files not fetched (${unfetched.slice(0, 5).join(', ')}${unfetched.length > 5 ? ', …' : ''}): the reasons are in /apis; supply the files with npm run fetch (network) or ALMANAC_MIRROR=<folder> npm run fetch, then build again`);
     }
 
     checkLinks(sources, built);
