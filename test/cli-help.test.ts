@@ -32,3 +32,21 @@ describe('every command', () => {
     expect(r.err).not.toMatch(/\n\s+at /);
   }, 300_000);
 });
+
+describe('a user error at start', () => {
+  it('a port in use is one line naming the port and the fix, exit 1, no stack trace', async () => {
+    const { createServer } = await import('node:net');
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const port = String((busy.address() as { port: number }).port);
+    try {
+      const { inject } = await import('vitest');
+      const r = await runTsx(['server/cli/serve.ts'], { ALMANAC_DIST: inject('sharedDist'), ALMANAC_STATE_DIR: tempDir(), PORT: port, HOST: '127.0.0.1' });
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(new RegExp(`^cannot start: 127\\.0\\.0\\.1:${port} is already in use \\(another server\\?\\): stop it, or set PORT`));
+      expect(r.err).not.toMatch(/\n\s+at /);
+    } finally {
+      await new Promise<void>((r) => busy.close(() => r()));
+    }
+  }, 300_000);
+});

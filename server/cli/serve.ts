@@ -3,6 +3,7 @@
  * `npm run serve -- --bundle <dir>` serves an extracted offline bundle instead (see
  * reader/index.ts), and `--open` turns keys and counting off (for local use only).
  */
+import type { Server } from 'node:http';
 import { parseArgs } from 'node:util';
 import { isMain, parseCli } from '../../pipeline/cli.ts';
 import { distDir, stateDir } from '../../pipeline/paths.ts';
@@ -74,12 +75,24 @@ async function redisShared(url: string, stateDir: string): Promise<SharedLimits>
   return { charger: new TurnBatcher((keys) => r.charge(keys)), keys: state.keys, close: () => void Promise.all([r.close(), state.close()]) };
 }
 
+/** Listens, or says in one line why it cannot and what to do (a port in use is a user error, not a stack trace). */
+function listen(server: Server, port: number, host: string) {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => reject(new Error(
+      err.code === 'EADDRINUSE' ? `${host}:${port} is already in use (another server?): stop it, or set PORT to another port (PORT=0 picks a free one)`
+        : err.code === 'EACCES' ? `no permission to listen on ${host}:${port}: use a port above 1023 (PORT=8080)`
+          : `cannot listen on ${host}:${port}: ${err.message}`,
+    )));
+    server.listen(port, host, resolve);
+  });
+}
+
 /** One process counting in Redis: no server.lock, since it writes nothing in the state folder. */
 async function serveRedis(env: NodeJS.ProcessEnv, args: string[], url: string) {
   const { values, opts, host, port } = options(env, args);
   const app = createWorkerApp(opts, await redisShared(url, opts.stateDir));
   await app.release().warmSearch();
-  await new Promise<void>((resolve) => app.server.listen(port, host, resolve));
+  await listen(app.server, port, host);
   const addr = app.server.address();
   const bound = typeof addr === 'object' && addr ? addr.port : port;
   console.log(`serving release ${app.release().id} on http://${host}:${bound}${values.open ? ' with no keys (--open)' : ` (keys, reviews and counts in Redis)`}`);
@@ -96,7 +109,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env, args: string[]
   const app = env.ALMANAC_REDIS_URL ? createWorkerApp(opts, await redisShared(env.ALMANAC_REDIS_URL, opts.stateDir)) : createApp(opts);
   // Cold search indexes load before the first client arrives (README "Query rules").
   await app.release().warmSearch();
-  await new Promise<void>((resolve) => app.server.listen(port, host, resolve));
+  await listen(app.server, port, host);
   const addr = app.server.address();
   const bound = typeof addr === 'object' && addr ? addr.port : port;
   const what = values.bundle ? `bundle ${values.bundle} (release ${app.release().id})` : `release ${app.release().id}`;

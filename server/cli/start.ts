@@ -57,7 +57,10 @@ if (!existsSync(pointer) || statSync(pointer).mtimeMs < newestInput(env)) {
   console.log(`dist/ is up to date (release ${readFileSync(pointer, 'utf8').trim()})`);
 }
 const key = env.ALMANAC_REDIS_URL ? await devKeyRedis(env) : devKey(env);
-const app = await serve(env);
+const app = await serve(env).catch((err: Error) => {
+  console.error(`cannot serve: ${err.message}`);
+  process.exit(1);
+});
 const addr = app.server.address();
 const port = typeof addr === 'object' && addr ? addr.port : env.PORT;
 console.log(`development key (plan development): ${key}`);
