@@ -14,7 +14,7 @@
 import * as R from './rational.ts';
 import { ONE, type Rat } from './rational.ts';
 import { dimKey, type Dims } from './quantity.ts';
-import type { UnitRecord } from './index.ts';
+import type { UnitRecord } from './schema.ts';
 
 interface Pattern { displayName?: string; 'unitPattern-count-one'?: string; 'unitPattern-count-other'?: string }
 export interface CldrEnglish { main: { en: { units: Record<'long' | 'short' | 'narrow', Record<string, Pattern>> } } }

@@ -15,11 +15,9 @@ import { properties } from './schema.ts';
 export { convert, type ConvertResult } from './quantity.ts';
 
 /** One unit; field meanings are in `properties` below (which also fixes the key order). */
-export interface UnitRecord {
-  id: string; source: 'UCUM' | 'CLDR'; code: string; ci_code: string | null; name: string; symbol: string | null;
-  quantity: string | null; dimension: string; factor: string | null; offset: string | null; exact: boolean; defined_by: string | null;
-  convertible: boolean; not_convertible_reason: string | null; synonyms: string[]; common_names: string[]; systems: string[]; equivalent_to: string[];
-}
+// The record type lives beside its schema (schema.ts), so quantity.ts and english.ts need not import this module.
+export type { UnitRecord } from './schema.ts';
+import type { UnitRecord } from './schema.ts';
 
 // ---------- UCUM (ucum-lhc's columnar table) ----------
 interface Table { config: unknown[]; data: unknown[][] }

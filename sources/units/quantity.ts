@@ -5,7 +5,7 @@
  */
 import * as R from './rational.ts';
 import { ONE, ZERO, type Rat } from './rational.ts';
-import type { UnitRecord } from './index.ts';
+import type { UnitRecord } from './schema.ts';
 
 export type Dims = Record<string, number>;
 /**

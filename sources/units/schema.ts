@@ -1,4 +1,10 @@
 /** The units record schema: field meanings, and the key order every record is written in. */
+export interface UnitRecord {
+  id: string; source: 'UCUM' | 'CLDR'; code: string; ci_code: string | null; name: string; symbol: string | null;
+  quantity: string | null; dimension: string; factor: string | null; offset: string | null; exact: boolean; defined_by: string | null;
+  convertible: boolean; not_convertible_reason: string | null; synonyms: string[]; common_names: string[]; systems: string[]; equivalent_to: string[];
+}
+
 const nullable = (type: string, extra: object = {}) => ({ type: [type, 'null'], ...extra });
 const strings = (description: string) => ({ type: 'array', items: { type: 'string' }, description });
 const decimal = { pattern: '^-?\\d+(\\.\\d+)?(/\\d+)?$' };
