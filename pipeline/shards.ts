@@ -57,6 +57,8 @@ export interface DatasetInfo {
   search_boost?: Record<string, number>;
   /** Numeric field that weights search scores (stored in the index as __rank). */
   search_rank?: string;
+  /** `linear`: weight 1 + rank rather than 1 + log10(1 + rank) (SearchSpec.rankScale). */
+  search_rank_scale?: 'linear';
   /** Stop words, prefix and typo limits of a large index (SearchSpec.tuning). */
   search_tuning?: { stopWords: string[]; prefixMinLength: number; maxTypos: number };
   /**
@@ -329,6 +331,7 @@ export class DatasetGenerator<R extends { id: string }> {
       ...(prefixes !== undefined ? { search_kind: 'terms' as const } : {}),
       ...(s.search.boost ? { search_boost: s.search.boost } : {}),
       ...(s.search.rank ? { search_rank: s.search.rank } : {}),
+      ...(s.search.rankScale === 'linear' ? { search_rank_scale: 'linear' as const } : {}),
       ...(s.search.tuning ? { search_tuning: s.search.tuning } : {}),
       ...(this.stem.length ? { search_stem: this.stem } : {}),
       provenance: s.provenance,

@@ -117,7 +117,7 @@ export class DatasetTables {
       const values: unknown[] = [ordinal, rec.id];
       for (const c of scalar) values.push(sqlValue(rec[c.field]));
       // The API's document boost (server/search/release-search.ts): 1 + log10(1 + rank).
-      if (rank) values.push(1 + Math.log10(1 + Number(rec[rank] ?? 0)));
+      if (rank) values.push(info.search_rank_scale === 'linear' ? 1 + Math.max(0, Number(rec[rank] ?? 0)) : 1 + Math.log10(1 + Math.max(0, Number(rec[rank] ?? 0))));
       values.push(line);
       row.run(values);
       arrays.forEach((c, i) => {

@@ -179,6 +179,12 @@ export interface SearchSpec {
    */
   rank?: string;
   /**
+   * `linear`: the weight is 1 + value instead (issue 26, item 2): a small prominence scale
+   * (aviation 0–5 from type and scheduled service, crosswalks by system vintage) whose
+   * steps must count alike; the log scale suits counts (population, page views).
+   */
+  rankScale?: 'log' | 'linear';
+  /**
    * For large indexes whose words are very unequal (aviation: "airport" is in 39,770 of
    * 85,836 names). Scoring a word found in tens of thousands of records dominates query
    * time, so `stopWords` are neither indexed nor searched for (a query of stop words only

@@ -27,7 +27,7 @@ describe('aviation normalise (OurAirports fixtures)', () => {
   it('reads every airport and joins runways, frequencies and navaids by ident; records match the schema', () => {
     for (const r of records) expect(check(r), `${r.id}: ${JSON.stringify(check.errors)}`).toBe(true);
     const airports = records.filter((r) => r.kind === 'airport').map((r) => r.id);
-    expect(airports.sort()).toEqual(['00A', '07FA', 'AD-0001', 'AR-0444', 'BH-0001', 'EGLL', 'KJFK', 'KLAX', 'LEIG']);
+    expect(airports.sort()).toEqual(['00A', '07FA', 'AD-0001', 'AR-0444', 'BH-0001', 'EGLL', 'KJFK', 'KLAX', 'LEIG', 'TE17']);
     const jfk = byId.get('KJFK')!;
     expect(jfk).toMatchObject({ name: 'John F. Kennedy International Airport', type: 'large_airport', iata_code: 'JFK', scheduled_service: true, country: 'US', region: 'US-NY', region_name: 'New York' });
     expect(jfk.runways.map((r: any) => `${r.le.ident}/${r.he.ident}`).sort()).toEqual(['04L/22R', '04R/22L', '13L/31R', '13R/31L']);
@@ -98,7 +98,7 @@ describe('aviation over HTTP (fixture release)', () => {
   it('lists airports and runways as views, with licence and attribution in meta', async () => {
     const airports = await get('/apis/aviation/airports?limit=100');
     expect(airports.status).toBe(200);
-    expect(airports.body.meta.total).toBe(9);
+    expect(airports.body.meta.total).toBe(10);
     expect(airports.body.data.every((r: any) => r.kind === 'airport')).toBe(true);
     expect(airports.body.meta.sources[0]).toMatchObject({ licence: { spdx: 'Unlicense' }, attribution: expect.stringMatching(/OurAirports/) });
     const runways = await get('/apis/aviation/runways?airport=kjfk');
@@ -146,7 +146,10 @@ describe('aviation over HTTP (fixture release)', () => {
 
   it('searches airports by name, place and code', async () => {
     expect((await get('/apis/aviation/search?q=kennedy')).body.data[0].id).toBe('KJFK');
-    expect((await get('/apis/aviation/search?q=heathrow')).body.data[0].id).toBe('EGLL');
+    // Two "Heathrow"s: the Texas airstrip's shorter name scores higher by words alone; London
+    // Heathrow (large, scheduled: prominence 5) comes first (issue 26, item 2).
+    const heathrow = (await get('/apis/aviation/search?q=heathrow')).body.data;
+    expect(heathrow.map((a: any) => [a.id, a.prominence])).toEqual([['EGLL', 5], ['TE17', 2]]);
     expect((await get('/apis/aviation/search?q=LAX')).body.data[0].id).toBe('KLAX');
     // Facility words are stop words: they narrow nothing, and alone they match nothing (use ?type=).
     expect((await get('/apis/aviation/search?q=heathrow airport')).body.data[0].id).toBe('EGLL');

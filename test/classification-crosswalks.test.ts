@@ -172,6 +172,11 @@ describe('classification-crosswalks from the mirrored files', () => {
         expect(r4330).toEqual([expect.objectContaining({ note: 'fireproof flooring construction contractors; except soundproofing and building insulation contractors' })]);
         const soy = (await get('/apis/classification-crosswalks/naics-2017:111110')).data;
         expect(soy.relations.map((r: { id: string }) => r.id)).toEqual(['isic-4:0111', 'naics-2012:111110']);
+        // A title three NAICS vintages share finds the current one first (prominence, issue 26 item 2).
+        // ("of" makes it a broad query, ranked by match kind: ties go by prominence, then list order.)
+        const dentists = (await get('/apis/classification-crosswalks/search?q=offices%20of%20dentists&limit=100')).data.map((r: { id: string }) => r.id);
+        expect(dentists.filter((id: string) => id.endsWith(':621210'))).toEqual(['naics-2022:621210', 'naics-2017:621210', 'naics-2012:621210']);
+        expect(dentists.indexOf('naics-2022:621210')).toBeLessThan(5);
         expect((await get('/apis/classification-crosswalks/111110')).error.details.candidates).toEqual(['naics-2012:111110', 'naics-2017:111110', 'naics-2022:111110']);
       } finally {
         await srv.close();

@@ -234,7 +234,7 @@ export class ReleaseSearch {
       maxFuzzy: Math.min(BOUNDED_MATCH.maxFuzzy, tuning?.maxTypos ?? Infinity),
       combineWith: 'AND',
       ...(info.search_boost ? { boost: info.search_boost } : {}),
-      ...(info.search_rank ? { boostDocument: (_id, _term, stored) => 1 + Math.log10(1 + Number(stored?.__rank ?? 0)) } : {}),
+      ...(info.search_rank ? { boostDocument: (_id, _term, stored) => rankWeight(Number(stored?.__rank ?? 0), info.search_rank_scale) } : {}),
     };
   }
 
@@ -261,3 +261,6 @@ function withTiers(r: SearchResult, more: Tiers): SearchResult {
     partial: r.partial || more.truncated || more.unstemmed.length > 0,
   };
 }
+
+/** A record's search weight from its rank (the SQLite downloads use the same: pipeline/sqlite.ts). */
+export const rankWeight = (rank: number, scale?: 'linear') => (scale === 'linear' ? 1 + Math.max(0, rank) : 1 + Math.log10(1 + Math.max(0, rank)));

