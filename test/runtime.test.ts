@@ -33,7 +33,8 @@ describe('running without devDependencies', () => {
     expect(compiled.code, compiled.out).toBe(0);
     const pkg = path.join(work, 'pkg');
     mkdirSync(pkg);
-    for (const f of ['package.json', 'package-lock.json', 'lib']) cpSync(path.join(PROJECT_ROOT, f), path.join(pkg, f), { recursive: true });
+    // bin/ too: every npm script runs bin/compile.mjs --if-stale first (issue 28: without it `npm run serve` failed).
+    for (const f of ['package.json', 'package-lock.json', 'lib', 'bin']) cpSync(path.join(PROJECT_ROOT, f), path.join(pkg, f), { recursive: true });
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
     const install = await run(npm, ['ci', '--omit=dev', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: pkg });
     expect(install.code, install.out).toBe(0);
@@ -54,7 +55,8 @@ describe('running without devDependencies', () => {
     expect(keyRun.code, keyRun.out).toBe(0);
     const key = keyRun.out.trim().split('\n').pop()!.trim();
 
-    const child = spawn(process.execPath, ['lib/server/cli/serve.js'], { cwd: pkg, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The documented command, `npm run serve` (compile --if-stale finds no sources and no typescript: lib/ as shipped).
+    const child = spawn(npm, ['run', '-s', 'serve'], { cwd: pkg, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     try {
       const base = await new Promise<string>((resolve, reject) => {
         let out = '';
@@ -79,7 +81,10 @@ describe('running without devDependencies', () => {
       expect(iron.status).toBe(200);
       expect((await iron.json()).data.name).toBe('Iron');
     } finally {
-      child.kill('SIGTERM');
+      // npm, its shell and the server are one process group.
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch { /* already gone */ }
     }
   });
 });
