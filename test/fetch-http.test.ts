@@ -44,6 +44,16 @@ beforeAll(async () => {
 });
 afterAll(() => upstream?.close());
 
+/** A loopback port nobody listens on (bound, then closed): connecting is refused. */
+async function closedPort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const port = (probe.address() as { port: number }).port;
+  await new Promise<void>((r) => probe.close(() => r()));
+  return port;
+}
+
 const envFor = (extra: Record<string, string> = {}) => ({ ALMANAC_CACHE: dir(), ALMANAC_MIRROR: upstream.base, ALMANAC_FETCH_BACKOFF_MS: '20', ...extra });
 
 describe('fetching with retries', () => {
@@ -72,11 +82,7 @@ describe('fetching with retries', () => {
   });
 
   it('does not retry where nobody listens (an offline machine fails fast)', async () => {
-    const { createServer } = await import('node:net');
-    const s = createServer().listen(0, '127.0.0.1');
-    await new Promise((r) => s.once('listening', r));
-    const port = (s.address() as { port: number }).port;
-    await new Promise((r) => s.close(r)); // a port nobody listens on
+    const port = await closedPort();
     // One attempt: a retried failure would end "(after 3 attempts)".
     await expect(fetchOne(STATIC, sha256(CSV), { ...envFor(), ALMANAC_MIRROR: `http://127.0.0.1:${port}`, ALMANAC_FETCH_BACKOFF_MS: '1000' })).rejects.toThrow(/ECONNREFUSED\): 127\.0\.0\.1:\d+$/);
   });
@@ -161,11 +167,7 @@ describe('the publisher first, then known copies', () => {
 describe('a machine without network (issue 28)', () => {
   it('tries each unreachable host once per run: the next URL of that host fails at once, without connecting', async () => {
     const { createServer } = await import('node:net');
-    // A port nobody listens on: refused.
-    const probe = createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-    const port = (probe.address() as { port: number }).port;
-    await new Promise<void>((r) => probe.close(() => r()));
+    const port = await closedPort();
     const url = (p: string) => `http://127.0.0.1:${port}/${p}`;
     await unreachableHosts.run(new Map(), async () => {
       await expect(getWithRetries(url('a'), {}, { env: { ALMANAC_FETCH_BACKOFF_MS: '1' } })).rejects.toThrow(/ECONNREFUSED/);
@@ -183,12 +185,7 @@ describe('a machine without network (issue 28)', () => {
   });
 
   it('says so in one line for all the datasets it could not fetch, naming the hosts and how to supply the data', async () => {
-    const { createServer } = await import('node:net');
-    const probe = createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-    const port = (probe.address() as { port: number }).port;
-    await new Promise<void>((r) => probe.close(() => r()));
-    const base = `http://127.0.0.1:${port}`; // nobody listens: refused
+    const base = `http://127.0.0.1:${await closedPort()}`; // nobody listens: refused
     const many = (id: string, n: number) => ({ id, inputs: Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, { kind: 'url', url: `https://files.example/${id}/${i}.csv`, sha256: '0'.repeat(64), format: 'text' }])) }) as unknown as DatasetSource<any>;
     const lines: string[] = [];
     const out = await fetchAll([many('alpha', 30), many('beta', 30)], { ALMANAC_CACHE: dir(), ALMANAC_MIRROR: base }, (l) => lines.push(l));

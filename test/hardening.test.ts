@@ -129,6 +129,14 @@ describe('fault 1: every search has a cost bound independent of how the query is
   });
 });
 
+/** A server on `dist` listening on a free loopback port, with its log lines kept. */
+async function listening(dist: string) {
+  const logs: string[] = [];
+  const app = createApp({ dist, stateDir: dir(), log: (m) => logs.push(m) });
+  await new Promise<void>((r) => app.server.listen(0, '127.0.0.1', r));
+  return { app, logs, base: `http://127.0.0.1:${(app.server.address() as { port: number }).port}` };
+}
+
 describe('fault 8: releases are verified before they serve', () => {
   async function tinyRelease() {
     const dist = dir();
@@ -150,10 +158,7 @@ describe('fault 8: releases are verified before they serve', () => {
     const i = bytes.indexOf('Hydrogen');
     bytes.write('Hydrogem', i);
     writeFileSync(file, bytes);
-    const logs: string[] = [];
-    const app = createApp({ dist, stateDir: dir(), log: (m) => logs.push(m) });
-    await new Promise<void>((r) => app.server.listen(0, '127.0.0.1', r));
-    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    const { app, base, logs } = await listening(dist);
     try {
       const k = app.keys.create('development').secret;
       const r = await fetch(`${base}/apis/elements/H`, { headers: { 'x-service-key': k } });
@@ -176,10 +181,7 @@ describe('issue 26 item 12: a prebuilt compressed variant is checked by its cont
     const bytes = readFileSync(file);
     bytes[bytes.length >> 1] ^= 0x20;
     writeFileSync(file, bytes);
-    const logs: string[] = [];
-    const app = createApp({ dist, stateDir: dir(), log: (m) => logs.push(m) });
-    await new Promise<void>((r) => app.server.listen(0, '127.0.0.1', r));
-    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    const { app, base, logs } = await listening(dist);
     try {
       const gz = await fetch(`${base}/docs/`, { headers: { 'accept-encoding': 'gzip' } });
       expect(gz.status).toBe(200); // the gzip variant is intact

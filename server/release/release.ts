@@ -23,10 +23,10 @@ import { ApiError } from '../http/errors.ts';
 import type { SearchResult } from '../search/search-bounds.ts';
 import { ReleaseSearch } from '../search/release-search.ts';
 import { Lru } from './lru.ts';
+import type { ReleaseReader } from './reader.ts';
 
 const brotliDecompressAsync = promisify(brotliDecompress);
 const gunzipAsync = promisify(gunzip);
-import type { ReleaseReader } from './reader.ts';
 
 /** Where a release's files sit in a dist folder or bucket (pipeline/paths.ts releaseDir). */
 export const releaseBase = (id: string) => `releases/${id}/`;
