@@ -3,13 +3,21 @@
  * Compiles sources/, pipeline/, server/, reader/, edge/ and ops/ to JavaScript in lib/ (tsc with
  * tsconfig.build.json, `.ts` imports rewritten to `.js`) and copies the data files those
  * modules read beside them. The production commands (`npm start`, `serve`, `build`,
- * `fetch`, `bundle`, `keys`, `review`) run lib/ with plain node, so a deployment installed
- * with `npm ci --omit=dev` needs neither tsx nor typescript (README "Running without
- * devDependencies").
+ * `fetch`, `bundle`, `keys`, `review`) run lib/ with plain node, never tsx
+ * (docs/operations.md, "Running without devDependencies").
  *
- *   node bin/compile.mjs             compile now (needs the typescript devDependency)
+ * typescript is a dependency, so a production install of a bare clone (`npm ci
+ * --omit=dev`: `prepare` runs this with --if-stale) compiles its own lib/. There the
+ * devDependencies are absent, @types/node among them, and some sources import others
+ * (edge/'s tools: esbuild, miniflare): tsc could not type-check, so it only transpiles
+ * (`--noCheck`, no type libraries). The JavaScript is the same byte for byte as the
+ * checked compile's (test/runtime.test.ts compares them); type checking is `npm run
+ * typecheck`, which `npm test` runs.
+ *
+ *   node bin/compile.mjs             compile now
  *   node bin/compile.mjs --if-stale  compile only when a source file is newer than lib/;
- *                                    without typescript, use lib/ as it is (a deployment)
+ *                                    where typescript is not installed (lib/ shipped
+ *                                    into an install without it), use lib/ as it is
  *
  * Plain JavaScript with no dependency: it has to run before anything is compiled.
  */
@@ -43,14 +51,17 @@ function newestSource() {
   return newest;
 }
 
-function haveTypescript() {
+function installed(pkg) {
   try {
-    createRequire(path.join(root, 'package.json')).resolve('typescript/package.json');
+    createRequire(path.join(root, 'package.json')).resolve(`${pkg}/package.json`);
     return true;
   } catch {
     return false;
   }
 }
+const haveTypescript = () => installed('typescript');
+/** The devDependencies are installed (@types/node stands for them): tsc can type-check. */
+const canCheck = () => installed('@types/node');
 
 function compile() {
   const started = Date.now();
@@ -59,7 +70,9 @@ function compile() {
   const tmp = path.join(root, `.lib-tmp-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
   const tsc = path.join(root, 'node_modules', '.bin', process.platform === 'win32' ? 'tsc.cmd' : 'tsc');
-  const r = spawnSync(tsc, ['-p', path.join(root, 'tsconfig.build.json'), '--outDir', tmp], { stdio: 'inherit' });
+  const check = canCheck();
+  const args = ['-p', path.join(root, 'tsconfig.build.json'), '--outDir', tmp, ...(check ? [] : ['--noCheck', '--types', ''])];
+  const r = spawnSync(tsc, args, { stdio: 'inherit' });
   if (r.status !== 0) {
     rmSync(tmp, { recursive: true, force: true });
     console.error('compile: tsc failed; lib/ unchanged');
@@ -82,13 +95,14 @@ function compile() {
     rmSync(tmp, { recursive: true, force: true });
     if (!existsSync(STAMP)) throw err;
   }
-  console.error(`compile: lib/ written in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const how = check ? '' : ' (transpiled only: the devDependencies, @types/node among them, are not installed; npm run typecheck checks types)';
+  console.error(`compile: lib/ written in ${((Date.now() - started) / 1000).toFixed(1)} s${how}`);
 }
 
 const ifStale = process.argv.includes('--if-stale');
 if (!ifStale) {
   if (!haveTypescript()) {
-    console.error('compile: typescript is not installed (a devDependency); run npm install first');
+    console.error('compile: typescript is not installed (a dependency); run npm ci first');
     process.exit(1);
   }
   compile();
@@ -97,7 +111,7 @@ if (!ifStale) {
   if (compiledAt < newestSource()) {
     if (haveTypescript()) compile();
     else if (compiledAt < 0) {
-      console.error('compile: lib/ is missing and typescript is not installed: run `npm run compile` where devDependencies are installed and ship lib/ with the package');
+      console.error('compile: lib/ is missing and typescript is not installed (was the install run with --ignore-scripts or without its dependencies?): run npm ci, or ship a compiled lib/ with the package');
       process.exit(1);
     } else console.error('compile: lib/ is older than the TypeScript sources, and typescript is not installed to recompile it; running lib/ as it is');
   }
