@@ -25,6 +25,7 @@ export interface IndicatorRecord {
   limitations: string | null; other_notes: string | null; notes_from_source: string | null; general_comments: string | null;
   related_source_links: string | null; other_web_links: string | null; related_indicators: string | null;
   licence: string; licence_url: string | null; licence_type: string | null; third_party_terms: boolean;
+  prominence: number;
 }
 
 export const WDI_FILE = 'WDISeries.csv';
@@ -77,8 +78,20 @@ export function normaliseIndicators(text: unknown): IndicatorRecord[] {
       general_comments: opt('General comments'), related_source_links: opt('Related source links'), other_web_links: opt('Other web links'),
       related_indicators: opt('Related indicators'),
       ...licenceOf(v['License Type'].trim(), where),
+      prominence: prominenceOf(topic),
     };
   });
+}
+
+/**
+ * Search weight from the WDI's own classification (issue 26, item 2): its topics name the
+ * headline national-accounts series "Aggregate indicators" (GDP, GNI, per capita, savings:
+ * 33 of 1,496 series), and the "US$ at current prices" family is the one the World Bank
+ * compares countries in. `GDP` then finds GDP (current US$) before the discrepancy series.
+ */
+function prominenceOf(topic: string | null): number {
+  if (!topic) return 0;
+  return (/: Aggregate indicators$/.test(topic) ? 1 : 0) + (/: US\$ at current prices(:|$)/.test(topic) ? 1 : 0);
 }
 
 const text = (description: string) => ({ type: ['string', 'null'], description });
@@ -107,6 +120,7 @@ const properties = {
   licence_url: text('The CC BY 4.0 deed, or the third-party publisher\'s site (whose terms apply); null when no licence is stated'),
   licence_type: text('The file\'s "License Type" cell verbatim; null when empty'),
   third_party_terms: { type: 'boolean', description: 'True when the series is not under CC BY 4.0 (third-party terms, or no licence stated): check its terms before reuse' },
+  prominence: { type: 'integer', minimum: 0, maximum: 2, description: 'Search weight from the WDI topic: 1 for its "Aggregate indicators" (GDP, GNI…), 1 more for the "US$ at current prices" family; results are weighted by 1 + prominence' },
 };
 
 export default defineSource<IndicatorRecord>({
@@ -118,7 +132,8 @@ export default defineSource<IndicatorRecord>({
     + 'and March 2025; the exact release date is not recorded in the copy). Definitions only: no data values, no country metadata. '
     + '1,466 series are CC BY 4.0; 28 carry third-party terms (IEA 19, SIPRI 4, Protected Planet 3, ITU 2) and 2 state no licence '
     + '(third_party_terms: true on all 30).',
-  contractVersion: '0.1.0',
+  // 0.2.0: prominence (search weight from the WDI topic).
+  contractVersion: '0.2.0',
   provenance: [
     {
       name: 'World Bank, World Development Indicators (WDI_CSV, WDISeries.csv), 2024/25 edition',
@@ -140,7 +155,7 @@ export default defineSource<IndicatorRecord>({
     },
   },
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
-  search: { fields: ['id', 'name', 'topic', 'short_definition', 'long_definition'], boost: { name: 3, id: 2 } },
+  search: { fields: ['id', 'name', 'topic', 'short_definition', 'long_definition'], boost: { name: 3, id: 2 }, rank: 'prominence', rankScale: 'linear' },
   filters: [
     { param: 'topic_group', field: 'topic_group', description: 'Topic group, e.g. Health, Education, "Economic Policy & Debt"', caseInsensitive: true },
     { param: 'topic', field: 'topic', description: 'Full topic as given', caseInsensitive: true },
