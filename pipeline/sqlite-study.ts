@@ -15,6 +15,7 @@
 import type { StudyRecord, StudySummary } from '../sources/scripture/study/dataset.ts';
 import { morphology } from '../sources/scripture/study/morphology.ts';
 import { CONFIDENCES, GENERATED, STATUSES, tokenId, type StoredPanel, type TokenTuple } from '../sources/scripture/study/tokens.ts';
+import { numberingRows } from '../sources/scripture/versification/numbering.ts';
 import type { DatasetInfo } from './shards.ts';
 import type Database from 'better-sqlite3';
 
@@ -32,7 +33,13 @@ export function studyTables(db: Db, rows: Iterable<{ rec: Record<string, unknown
       CREATE VIEW study_token_ids AS SELECT layer || ':' || reference || ':' || position AS token_id, * FROM study_tokens;
       CREATE TABLE study_morphology (layer TEXT NOT NULL, code TEXT NOT NULL, lemma TEXT NOT NULL, part_of_speech TEXT, parts TEXT NOT NULL,
         PRIMARY KEY (layer, code, lemma)) WITHOUT ROWID;
-      CREATE TABLE study_glosses (key TEXT PRIMARY KEY, gloss TEXT NOT NULL) WITHOUT ROWID;`);
+      CREATE TABLE study_glosses (key TEXT PRIMARY KEY, gloss TEXT NOT NULL) WITHOUT ROWID;
+      CREATE TABLE study_numbering (translation TEXT NOT NULL, reference TEXT NOT NULL, study_reference TEXT, PRIMARY KEY (translation, reference, study_reference)) WITHOUT ROWID;`);
+    // Where a translation's verse sits among the study references when not under its own
+    // number (issue 25): one row per KJV verse it is part of; NULL when the KJV lacks it
+    // and no Vulgate-numbered study reference has it either. A verse not listed keeps its number.
+    const numbering = db.prepare('INSERT OR IGNORE INTO study_numbering VALUES (?, ?, ?)');
+    for (const [translation, reference, to] of numberingRows()) numbering.run(translation, reference, to);
     const layer = db.prepare('INSERT INTO study_layers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
     for (const l of summary.layers) {
       layer.run(l.id, l.name, l.language, l.role, l.kind, l.version, l.generated ? 1 : 0, l.versification, l.counts.verses, l.counts.tokens,

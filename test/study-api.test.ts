@@ -123,11 +123,15 @@ describe('filters and bad input', () => {
     expect(r.body.error).toMatchObject({ code: 'invalid_parameter', details: { parameter: name } });
     expect(r.body.error.details.allowed.length).toBeGreaterThan(1);
   });
-  it('a role no layer has is a 400 listing the roles present and the absent layers of that role', async () => {
+  it('a role the spec names that no layer has answers 200 with no panels and a note naming the absent layers (issue 25, finding 5); an unknown role is a 400', async () => {
     const r = await call('/api/v1/morphology/kjv/gen/1/1?source_role=Greek%20Tradition');
-    expect(r.status).toBe(400);
-    expect(r.body.error.details.allowed).toContain('Original Language');
-    expect(r.body.error.details.absent_layers.map((a: any) => a.id)).toContain('septuagint');
+    expect(r.status).toBe(200);
+    expect(r.body.source_panels).toEqual([]);
+    expect(r.body.meta.source_role_note.present_roles).toContain('Original Language');
+    expect(r.body.meta.source_role_note.absent_layers.map((a: any) => a.id)).toContain('septuagint');
+    const bad = await call('/api/v1/morphology/kjv/gen/1/1?source_role=Greek');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'invalid_parameter', details: { parameter: 'source_role' } });
   });
   it('unknown translation, book, verse, long and reversed ranges answer with stable codes', async () => {
     expect((await call('/api/v1/study/nope/gen/1/1')).body.error.code).toBe('translation_not_found');

@@ -1,6 +1,6 @@
 /**
  * Every study layer from the real mirrored upstreams: a fetch from the mirror into a
- * fresh cache, a build of kjv, asv, douay-rheims and the study dataset, and the
+ * fresh cache, a build of kjv, asv, douay-rheims, web-catholic and the study dataset, and the
  * done-when checks over HTTP. Skips, saying so in its name, without the mirror.
  */
 import { spawnSync } from 'node:child_process';
@@ -14,7 +14,7 @@ import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, quiet, startServer, tempDir, type R
 
 /** Whitaker's WORDS on this machine: the Latin tokens are analysed only then (sources/scripture/study/latin.ts). */
 const WORDS = spawnSync('sh', ['-c', 'command -v whitakers-words']).status === 0;
-type Panel = { layer: string; source_reference: string; generated: boolean; tokens: Record<string, any>[]; source_text: { source_role: string } };
+type Panel = { layer: string; source_reference: string; source_references: string[]; generated: boolean; tokens: Record<string, any>[]; source_text: { source_role: string } };
 
 describe.skipIf(!MIRROR_ROOT)(`study layers from the mirrored upstreams ${NEEDS_MIRROR}`, () => {
   let srv: Running;
@@ -31,7 +31,7 @@ describe.skipIf(!MIRROR_ROOT)(`study layers from the mirrored upstreams ${NEEDS_
     dist = tempDir('almanac-study-dist-');
     cache = tempDir('almanac-study-cache-');
     const env = { ALMANAC_DIST: dist, ALMANAC_CACHE: cache, ALMANAC_MIRROR: MIRROR_ROOT };
-    const sources = [...TRANSLATIONS.filter((t) => ['kjv', 'asv', 'douay-rheims'].includes(t.slug)).map(translationDataset), studyDataset()];
+    const sources = [...TRANSLATIONS.filter((t) => ['kjv', 'asv', 'douay-rheims', 'web-catholic'].includes(t.slug)).map(translationDataset), studyDataset()];
     await fetchAll(sources, env, quiet);
     await buildInChild(sources.map((s) => s.id), env); // a child process: a long build must not block the worker's RPC
     srv = await startServer(dist);
@@ -90,7 +90,60 @@ describe.skipIf(!MIRROR_ROOT)(`study layers from the mirrored upstreams ${NEEDS_
     expect(num.find((p) => p.layer === 'vulgate-clementine')!.source_reference).toBe('num.13.1');
     expect((await panels('/api/v1/study/kjv/num/12/16')).find((p) => p.layer === 'vulgate-clementine')!.source_reference).toBe('num.13.1');
     expect((await panel('/api/v1/study/kjv/dan/3/24', 'vulgate-clementine')).source_reference).toBe('dan.3.91');
-    expect(await panels('/api/v1/study/douay-rheims/dan/3/24')).toEqual([]);
+  });
+  // Issue 25, finding 3: the Greek additions were in no panel. Now under the Vulgate's own numbering.
+  it('the Douay-Rheims and the WEB Catholic Dan 3:24 (the Song of the Three) show the Vulgate verse; the KJV has no such verse', async () => {
+    const drc = await panels('/api/v1/study/douay-rheims/dan/3/24');
+    expect(drc.map((p) => p.layer)).toEqual(['vulgate-clementine']);
+    expect(drc[0].tokens.slice(0, 3).map((t) => t.text)).toEqual(['Et', 'ambulabant', 'in']);
+    const webc = await panels('/api/v1/study/web-catholic/dan/3/24');
+    expect(webc.map((p) => p.layer)).toEqual(['vulgate-clementine']);
+    expect(webc[0].source_reference).toBe('dan.3.24');
+    // WEB Catholic Dan 3:91 is the KJV's 3:24 ("Then Nebuchadnezzar the king was astonished"): the Aramaic, with a note.
+    const k = (await panels('/api/v1/study/web-catholic/dan/3/91')).find((p) => p.layer === 'oshb-aramaic') as Panel & { versification: any };
+    expect(k.source_reference).toBe('dan.3.24');
+    expect(k.versification.note).toMatch(/web-catholic dan 3:91 is dan 3:24/);
+  });
+  // Issue 25, finding 2: shown one verse off where SWORD's table had no rule.
+  it('the Vulgate panel is the right verse where the numberings part: Jonah 1:17 / 2:1, Mic 5:15, 1 Sam 20:42 / 21:1, John 6:51', async () => {
+    const latin = async (p: string) => (await panel(p, 'vulgate-clementine')).tokens.map((t) => t.text).join(' ');
+    expect(await latin('/api/v1/study/kjv/jonah/1/17')).toMatch(/^Et præparavit Dominus piscem grandem/);
+    expect(await latin('/api/v1/study/kjv/jonah/2/1')).toMatch(/^Et oravit Jonas/);
+    expect((await panel('/api/v1/study/kjv/jonah/2/10', 'vulgate-clementine')).source_reference).toBe('jonah.2.11');
+    expect((await panel('/api/v1/study/kjv/mic/5/15', 'vulgate-clementine')).source_reference).toBe('mic.5.14');
+    expect((await panel('/api/v1/study/kjv/1sam/20/42', 'vulgate-clementine')).source_references).toEqual(['1sam.20.42', '1sam.20.43']);
+    expect((await panel('/api/v1/study/kjv/1sam/21/1', 'vulgate-clementine')).source_reference).toBe('1sam.21.1');
+    const john = await panel('/api/v1/study/kjv/john/6/51', 'vulgate-clementine') as Panel & { versification: any };
+    expect(john.source_references).toEqual(['john.6.51', 'john.6.52']);
+    expect(john.tokens.map((t) => t.text).join(' ')).toMatch(/^Ego sum panis vivus/);
+    expect(john.versification.note).toMatch(/kjv john 6:51 is john 6:51 \+ john 6:52/);
+    // The Douay-Rheims asks in the Vulgate's numbering: its Jonah 2:1 is the KJV's 1:17.
+    expect((await panel('/api/v1/study/douay-rheims/jonah/2/1', 'oshb-hebrew')).source_reference).toBe('jonah.2.1');
+  });
+  // Issue 25, finding 1: SBLGNT was keyed as if it numbered as the KJV.
+  it('SBLGNT (NA numbering) under the KJV verse it is: 2 Cor 13:13-14, 3 John 14, Rev 13:1', async () => {
+    const greek = async (p: string) => (await panel(p, 'sblgnt')) as Panel & { versification?: any };
+    const grace = await greek('/api/v1/study/kjv/2cor/13/14');
+    expect(grace.source_reference).toBe('2cor.13.13');
+    expect(grace.tokens[0].text.toLowerCase()).toBe('ἡ');
+    expect(grace.tokens[1].text).toBe('χάρις');
+    const saints = await greek('/api/v1/study/kjv/2cor/13/13');
+    expect(saints.source_reference).toBe('2cor.13.12');
+    expect(saints.versification.note).toMatch(/spans KJV 2cor 13:12 and 2cor 13:13/);
+    expect((await greek('/api/v1/study/kjv/3john/1/14')).source_references).toEqual(['3john.1.14', '3john.1.15']);
+    const rev = await greek('/api/v1/study/kjv/rev/13/1');
+    expect(rev.source_references).toEqual(['rev.12.18', 'rev.13.1']);
+    expect(rev.tokens.map((t) => t.text).join(' ')).toMatch(/^καὶ ⸀ἐστάθη ἐπὶ τὴν ἄμμον τῆς θαλάσσης/); // the SBLGNT's own text, with its variant mark
+    expect((await panel('/api/v1/study/kjv/rom/16/25', 'byzantine-rp2018')).source_reference).toBe('rom.14.24');
+  });
+  // Issue 25, finding 5: a role the spec names but the release lacks.
+  it('source_role=Greek Tradition answers 200 with no panels and says which layer is absent and why; an unknown role is 400', async () => {
+    const r = await call('/api/v1/study/kjv/gen/1/1?source_role=Greek%20Tradition');
+    expect(r.status).toBe(200);
+    expect(r.body.source_panels).toEqual([]);
+    expect(r.body.meta.source_role_note.absent_layers.map((a: any) => a.id)).toEqual(['septuagint']);
+    expect(r.body.meta.source_role_note.note).toMatch(/Septuagint/);
+    expect((await call('/api/v1/study/kjv/gen/1/1?source_role=Coptic')).status).toBe(400);
   });
   it('each filter changes what it should and nothing else', async () => {
     const base = await panels('/api/v1/study/asv/gen/1/1');
@@ -115,5 +168,14 @@ describe.skipIf(!MIRROR_ROOT)(`study layers from the mirrored upstreams ${NEEDS_
     expect(ids).toEqual(expect.arrayContaining(['sblgnt', 'byzantine-rp2018', 'vulgate-clementine', 'peshitta-nt', 'align-asv']));
     expect(body.data.total.word_tokens).toBe(body.data.layers.reduce((n: number, l: any) => n + l.word_tokens, 0));
     expect(body.data.layers.find((l: any) => l.id === 'align-asv').phase_5.state).toBe('not-started');
+    // Where every layer verse went (issue 25): none dropped silently.
+    const vg = body.data.layers.find((l: any) => l.id === 'vulgate-clementine').placement;
+    expect(vg.unplaced).toBe(0);
+    expect(vg.vulgate_numbering_only).toBeGreaterThan(280); // Dan 3:24-90, Susanna, Bel, Esther 10:4-16:24
+    expect(vg.by_table).toBeGreaterThan(500);
+    for (const l of body.data.layers) {
+      expect(l.placement.same_number + l.placement.by_table + l.placement.vulgate_numbering_only + l.placement.unplaced).toBe(l.verses);
+      expect(l.placement.unplaced_references).toHaveLength(l.placement.unplaced);
+    }
   });
 });

@@ -21,8 +21,8 @@ import { REF_EXAMPLES, requestedRange } from './references.ts';
 import { phraseFirst, phraseWindow, searchMeta } from '../../search/search-bounds.ts';
 import { BOOKS_REPLY, BOOK_REPLY, CHAPTER_REPLY, KEY_REPLY, RANGE_REPLY, SEARCH_REPLY, SOURCE_COVERAGE_REPLY, SOURCE_TEXTS_REPLY, TRANSLATIONS_REPLY, VERSE_REPLY } from './schemas.ts';
 import type { BookSummary } from '../../../sources/scripture/dataset.ts';
-import { STUDY_DATASET } from '../../../sources/scripture/study/dataset.ts';
-import { FILTER_PARAMS, MAX_STUDY_VERSES, STUDY_RESPONSE, rangeStudy, readable, sourceCoverage, sourceTexts, studyInfo, verseStudy, type StudyVerse } from './study.ts';
+import { STUDY_DATASET, type StudySummary } from '../../../sources/scripture/study/dataset.ts';
+import { FILTER_PARAMS, MAX_STUDY_VERSES, STUDY_RESPONSE, absentRoleNote, rangeStudy, readable, sourceCoverage, sourceTexts, studyInfo, verseStudy, type StudyVerse } from './study.ts';
 
 const DATA_POLICY = {
   readable_text: 'Only public-domain translations are served as readable text.',
@@ -135,8 +135,9 @@ async function studyReply(ctx: Parameters<Handler>[0], endpoint: string, study: 
   const info = ctx.release.datasets.get(t.ds)!;
   const studyDs = ctx.release.datasets.get(STUDY_DATASET)!;
   const filters = Object.fromEntries(FILTER_PARAMS.map((p) => [p.name, ctx.query[p.name] ?? null]));
+  const roleNote = absentRoleNote(ctx, studyDs.summary as StudySummary);
   const meta = {
-    api_version: 'v1', endpoint, data_policy: DATA_POLICY, namespaces: NAMESPACES, filters, ...extra,
+    api_version: 'v1', endpoint, data_policy: DATA_POLICY, namespaces: NAMESPACES, filters, ...(roleNote ? { source_role_note: roleNote } : {}), ...extra,
     data_release: info.data_release, study_release: studyDs.data_release, sources: [...info.provenance, ...studyDs.provenance],
   };
   const data = { references: verses.map((v) => v.reference), panels: verses.reduce((n, v) => n + v.count, 0) };

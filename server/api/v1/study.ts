@@ -9,7 +9,7 @@ import type { SchemaObject } from 'ajv';
 import { STUDY_DATASET, type StudyRecord, type StudySummary } from '../../../sources/scripture/study/dataset.ts';
 import { SOURCE_ROLES } from '../../../sources/scripture/study/layer.ts';
 import { STATUSES } from '../../../sources/scripture/study/tokens.ts';
-import { vulgateToKjv } from '../../../sources/scripture/study/versification.ts';
+import { kjvKeys, vulgateKey } from '../../../sources/scripture/versification/numbering.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { Ctx } from '../handlers.ts';
 import type { ParamSpec } from '../../http/query.ts';
@@ -46,20 +46,28 @@ function choose(ctx: Ctx, name: string, allowed: readonly string[], normalise = 
 }
 
 export function studyFilters(ctx: Ctx, summary: StudySummary): StudyFilters {
+  // A role the spec names that no layer of this release has is not an error (issue 25):
+  // the study answers with no panels and says why (absentRoleNote); an unknown role is a 400.
   const role = choose(ctx, 'source_role', SOURCE_ROLES, (v) => v.trim().toLowerCase().replace(/\s+/g, ' '));
-  if (role && !summary.layers.some((l) => l.role.toLowerCase() === role)) {
-    const present = [...new Set(summary.layers.map((l) => l.role))];
-    throw new ApiError('invalid_parameter', `no layer in this release has source_role '${ctx.query.source_role}'; present: ${present.join(', ')}`, {
-      parameter: 'source_role', value: String(ctx.query.source_role).slice(0, 60), allowed: present,
-      absent_layers: summary.absent.filter((a) => a.role.toLowerCase() === role).map((a) => ({ id: a.id, reason: a.reason })),
-    });
-  }
   return {
     verifiedOnly: choose(ctx, 'verified_only', ['1', '0']) === '1',
     includeGenerated: choose(ctx, 'include_generated', ['1', '0']) !== '0',
     role,
     confidence: choose(ctx, 'confidence', ['high', 'medium', 'low'], (v) => v.toLowerCase()),
     reviewStatus: choose(ctx, 'review_status', REVIEW_VALUES, (v) => v.toLowerCase()),
+  };
+}
+
+/** meta.source_role_note when the requested source_role has no layer in this release: which layers and why. */
+export function absentRoleNote(ctx: Ctx, summary: StudySummary): Record<string, unknown> | undefined {
+  const role = ctx.query.source_role === undefined ? undefined : String(ctx.query.source_role).trim().toLowerCase().replace(/\s+/g, ' ');
+  if (!role || summary.layers.some((l) => l.role.toLowerCase() === role)) return undefined;
+  const absent = summary.absent.filter((a) => a.role.toLowerCase() === role);
+  return {
+    source_role: SOURCE_ROLES.find((r) => r.toLowerCase() === role),
+    note: `no layer of this release has this source role, so there are no panels: ${absent.map((a) => `${a.name} (${a.reason})`).join('; ') || 'none is built'}`,
+    absent_layers: absent.map((a) => ({ id: a.id, name: a.name, reason: a.reason })),
+    present_roles: [...new Set(summary.layers.map((l) => l.role))],
   };
 }
 
@@ -71,21 +79,27 @@ export function studyInfo(ctx: Ctx) {
   return { info, summary: info.summary as StudySummary };
 }
 
-/** The study record for a verse of a translation (null when no layer has it: panels are then empty, not an error). */
-async function studyRecord(ctx: Ctx, t: Translation, r: { book: string; chapter: number; verse: number }): Promise<StudyRecord | null> {
-  // The Douay-Rheims numbers verses as the Vulgate does: psalms resolve through the build's
-  // vulg: aliases (they need OSHB's VerseMap), other books through SWORD's Vulg mapping.
-  let k = `${r.book}.${r.chapter}.${r.verse}`;
-  if (t.summary.versification === 'Vulg') {
-    if (r.book === 'ps') k = `vulg:${k}`;
-    else {
-      const keys = vulgateToKjv({ book: r.book, chapter: r.chapter, verse: r.verse });
-      if (!keys.length) return null; // a verse the KJV numbering has no counterpart for (Dan 3:24–90)
-      k = keys[0];
-    }
+/**
+ * The study records for a verse of a translation: the KJV-numbered verses its numbering
+ * table places it under (usually one; two where the translation joins two KJV verses),
+ * or, for a verse the KJV lacks, the Vulgate-numbered record (Dan 3:24–90 in the
+ * Douay-Rheims and the WEB Catholic). Empty when no layer has it: panels are then empty,
+ * not an error. The Douay-Rheims' psalms resolve through the build's `vulg:` aliases
+ * (the psalm rule needs OSHB's VerseMap).
+ */
+async function studyRecords(ctx: Ctx, t: Translation, r: { book: string; chapter: number; verse: number }): Promise<StudyRecord[]> {
+  const ref = `${r.book}.${r.chapter}.${r.verse}`;
+  let keys = t.slug === 'douay-rheims' && r.book === 'ps' ? [`vulg:${ref}`] : kjvKeys(t.slug, ref);
+  if (!keys.length) {
+    const v = vulgateKey(t.slug, ref);
+    keys = v ? [v] : [];
   }
-  const ord = await ctx.release.lookup(STUDY_DATASET, k);
-  return ord === undefined ? null : (JSON.parse((await ctx.release.record(STUDY_DATASET, ord)).toString('utf8')) as StudyRecord);
+  const out: StudyRecord[] = [];
+  for (const k of keys) {
+    const ord = await ctx.release.lookup(STUDY_DATASET, k);
+    if (ord !== undefined) out.push(JSON.parse((await ctx.release.record(STUDY_DATASET, ord)).toString('utf8')) as StudyRecord);
+  }
+  return out;
 }
 
 /**
@@ -118,8 +132,10 @@ async function studyOf(ctx: Ctx, t: Translation, ords: number[]): Promise<StudyV
     const key = `${ctx.release.id}|${t.slug}|${v.id}|${fkey}`;
     let hit = panelCache.get(key);
     if (!hit) {
-      const rec = await studyRecord(ctx, t, v);
-      const [json, count] = rec ? panelsJson(rec, t.slug, v.id, layers, f, reviews) : ['', 0];
+      // Two records (a verse the KJV splits): each one's panels, a layer verse shown once.
+      const parts = (await studyRecords(ctx, t, v)).map((rec, i, all) => panelsJson(dedupe(rec, all.slice(0, i)), t.slug, v.id, layers, f, reviews));
+      const json = parts.map(([j]) => j).filter(Boolean).join(',');
+      const count = parts.reduce((n, [, c]) => n + c, 0);
       const bytes = Buffer.from(json);
       // The fragment's own hash, so a response's ETag is a hash of ~100 digests, not of 3 MB.
       hit = [bytes, count, createHash('sha1').update(bytes).digest('base64url')];
@@ -127,6 +143,13 @@ async function studyOf(ctx: Ctx, t: Translation, ords: number[]): Promise<StudyV
     }
     return { ord, reference: v.id, panels: hit[0], count: hit[1], digest: hit[2] };
   }));
+}
+
+/** A record without the panels whose layer verses an earlier record of the same study already showed. */
+function dedupe(rec: StudyRecord, before: StudyRecord[]): StudyRecord {
+  if (!before.length) return rec;
+  const seen = new Set(before.flatMap((b) => b.panels.flatMap((p) => p.refs.map((r) => `${p.layer}:${r}`))));
+  return { ...rec, panels: rec.panels.filter((p) => !p.refs.every((r) => seen.has(`${p.layer}:${r}`))) };
 }
 
 export const verseStudy = async (ctx: Ctx, t: Translation) => {
@@ -184,6 +207,9 @@ export function sourceCoverage(reviews: ReviewView, summary: StudySummary) {
       id: l.id, name: l.name, language: l.language, source_role: l.role, generated: l.generated,
       canon_coverage: l.counts.canon_coverage, verses: l.counts.verses, word_tokens: l.counts.tokens, token_statuses: statuses,
       confidence: l.counts.confidence,
+      // Where the layer's verses are shown (issue 25): under their own number, under another
+      // by a numbering table, only in the Vulgate's numbering, or nowhere (with references).
+      placement: l.counts.placement ?? null,
       review_maturity: { verified: rv.verified, rejected: rv.rejected, verified_percent: pct(rv.verified, l.counts.tokens) },
       phase_5: { state: phase5(rv.verified + rv.rejected, queued), reviewed: rv.verified + rv.rejected, verified: rv.verified, rejected: rv.rejected, queued },
       licence_notes: l.provenance.map((p) => `${p.licence.name}: ${p.attribution}`),

@@ -40,6 +40,12 @@ export interface StudyRecord {
 
 export interface LayerCount {
   verses: number;
+  /**
+   * Where the layer's verses went (issue 25: none silently dropped): under their own
+   * number, under another by a numbering table, only under the Vulgate's numbering (the
+   * additions the KJV lacks, for the Douay-Rheims and WEB Catholic), or nowhere (listed).
+   */
+  placement: { same_number: number; by_table: number; vulgate_numbering_only: number; unplaced: number; unplaced_references: string[] };
   tokens: number;
   token_statuses: Record<string, number>;
   confidence: Record<string, number>;
@@ -54,7 +60,7 @@ export interface StudySummary {
 const ORDER = new Map(BOOKS.map((b, i) => [b.osis.toLowerCase(), i]));
 const GROUP = new Map(BOOKS.map((b) => [b.osis.toLowerCase(), b.group]));
 const emptyCount = (): LayerCount => ({
-  verses: 0, tokens: 0, token_statuses: Object.fromEntries(STATUSES.map((s) => [s, 0])), confidence: { high: 0, medium: 0, low: 0 },
+  verses: 0, placement: { same_number: 0, by_table: 0, vulgate_numbering_only: 0, unplaced: 0, unplaced_references: [] }, tokens: 0, token_statuses: Object.fromEntries(STATUSES.map((s) => [s, 0])), confidence: { high: 0, medium: 0, low: 0 },
   canon_coverage: { old: { verses: 0 }, new: { verses: 0 }, apocrypha: { verses: 0 } },
 });
 
@@ -77,7 +83,8 @@ export function studyDataset(layers: StudyLayer[] = STUDY_LAYERS): DatasetSource
     schema: {
       type: 'object', additionalProperties: false, required: ['id', 'book', 'chapter', 'verse', 'panels', 'glosses'],
       properties: {
-        id: { type: 'string', pattern: '^[0-9a-z]+\\.[1-9][0-9]*\\.[0-9]+$' },
+        // `vulg:dan.3.24`: a Vulgate verse the KJV has no counterpart for, in the Vulgate's numbering.
+        id: { type: 'string', pattern: '^(vulg:)?[0-9a-z]+\\.[1-9][0-9]*\\.[0-9]+$' },
         book: { type: 'string' }, chapter: { type: 'integer', minimum: 1 }, verse: { type: 'integer', minimum: 0 },
         aligned: { type: 'object', additionalProperties: { type: 'string' } },
         panels: {
@@ -88,6 +95,7 @@ export function studyDataset(layers: StudyLayer[] = STUDY_LAYERS): DatasetSource
               layer: { enum: metas.map((m) => m.id) },
               refs: { type: 'array', minItems: 1, items: { type: 'string' } },
               ref_of: { type: 'array', items: { type: 'integer', minimum: 0 } },
+              shared: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
               // Per-token shape is checked by the layer modules (tuple()); a full per-token schema
               // costs ~3.3M validations per build.
               tokens: { type: 'array', items: { type: ['string', 'array'] } },
@@ -106,7 +114,7 @@ export function studyDataset(layers: StudyLayer[] = STUDY_LAYERS): DatasetSource
       ...(vulgAliases.get(r.id) ?? []),
       ...r.panels.flatMap((p) => p.refs.filter((x) => x !== r.id).map((x) => `${p.layer}:${x}`)),
     ],
-    order: (a, b) => (ORDER.get(a.book)! - ORDER.get(b.book)!) || a.chapter - b.chapter || a.verse - b.verse,
+    order: (a, b) => (ORDER.get(a.book)! - ORDER.get(b.book)!) || a.chapter - b.chapter || a.verse - b.verse || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
     normalise(raw) {
       const lexicon = Lexicon.from(raw);
       if (typeof raw.verseMap !== 'string') throw new Error('morphhb wlc/VerseMap.xml missing');
@@ -126,7 +134,7 @@ export function studyDataset(layers: StudyLayer[] = STUDY_LAYERS): DatasetSource
         const counts = new Map(layer.layers.map((m) => [m.id, emptyCount()]));
         for (const v of verses) {
           const m = layer.layers.find((x) => x.id === v.layer)!;
-          add(records, ctx, lexicon, m, v, studyKeys(m.versification, v.ref, hebrew), counts.get(m.id)!);
+          add(records, ctx, lexicon, m, v, studyKeys(m.numbering ?? m.versification, v.ref, hebrew), counts.get(m.id)!);
         }
         for (const m of layer.layers) {
           layersOut.push({ ...m, present: true, counts: counts.get(m.id)! });
@@ -157,6 +165,11 @@ const parseRef = (osis: string): Ref => {
 function add(records: Map<string, StudyRecord>, ctx: ReadContext, lexicon: Lexicon, m: LayerMeta, v: LayerVerse, keys: string[], count: LayerCount) {
   const ref = key(v.ref);
   count.verses++;
+  const placed = count.placement;
+  if (!keys.length && m.versification === 'Vulg') { keys = [`vulg:${ref}`]; placed.vulgate_numbering_only++; }
+  else if (!keys.length) { placed.unplaced++; placed.unplaced_references.push(ref); }
+  else if (keys.length === 1 && keys[0] === ref) placed.same_number++;
+  else placed.by_table++;
   const group = GROUP.get(v.ref.book.toLowerCase());
   if (group) count.canon_coverage[group].verses++;
   for (const t of v.tokens) {
@@ -168,12 +181,14 @@ function add(records: Map<string, StudyRecord>, ctx: ReadContext, lexicon: Lexic
   for (const k of keys) {
     let r = records.get(k);
     if (!r) {
-      const [book, chapter, verse] = k.split('.');
+      const [book, chapter, verse] = k.replace(/^vulg:/, '').split('.');
       if (!ORDER.has(book)) throw new Error(`${m.id}: verse ${ref} maps to ${k}, a book no versification knows`);
       records.set(k, (r = { id: k, book, chapter: Number(chapter), verse: Number(verse), panels: [], glosses: {} }));
     }
     let p = r.panels.find((x) => x.layer === m.id);
     if (!p) r.panels.push((p = { layer: m.id, refs: [], tokens: [] }));
+    // A layer verse under several KJV verses (SBLGNT 2 Cor 13:12 = KJV 13:12–13) says so, for the panel's note.
+    if (keys.length > 1) (p.shared ??= {})[ref] = keys;
     let idx = p.refs.indexOf(ref);
     if (idx < 0) { idx = p.refs.push(ref) - 1; if (idx > 0) p.ref_of ??= p.tokens.map(() => 0); }
     if (v.glosses) for (const [g, meaning] of Object.entries(v.glosses)) r.glosses[g] = meaning;

@@ -83,7 +83,7 @@ const BYZ_PINS: [string, string][] = [
 
 export const SBLGNT: LayerMeta = {
   id: 'sblgnt', name: 'Greek New Testament (SBLGNT) with MorphGNT morphology', language: 'grc', role: 'Original Language',
-  kind: 'Greek New Testament', version: 'MorphGNT SBLGNT 6.12 (morphgnt/sblgnt @ aaed91e)', canon: ['new'], generated: false, versification: 'KJV',
+  kind: 'Greek New Testament', version: 'MorphGNT SBLGNT 6.12 (morphgnt/sblgnt @ aaed91e)', canon: ['new'], generated: false, versification: 'NA27/28 (as the SBLGNT numbers)', numbering: 'sblgnt',
   provenance: [
     { name: 'MorphGNT SBLGNT', url: 'https://github.com/morphgnt/sblgnt',
       licence: { spdx: 'CC-BY-SA-3.0', name: 'Creative Commons Attribution-ShareAlike 3.0 (morphology, lemmas)', url: 'https://creativecommons.org/licenses/by-sa/3.0/' },
@@ -96,7 +96,7 @@ export const SBLGNT: LayerMeta = {
 export const BYZANTINE: LayerMeta = {
   id: 'byzantine-rp2018', name: 'Byzantine Greek New Testament (Robinson–Pierpont 2018) with Strong\'s and parsing', language: 'grc',
   role: 'Original Language', kind: 'Greek New Testament', version: 'RP2018 (byztxt @ 27a45ff, csv-unicode 2024-12-31)', canon: ['new'],
-  generated: false, versification: 'KJV',
+  generated: false, versification: 'RP2018 (KJV but Matt 23:13-14, Rom 14:24-26)', numbering: 'byzantine-rp2018',
   provenance: [{ name: 'byztxt/byzantine-majority-text', url: 'https://github.com/byztxt/byzantine-majority-text',
     licence: { spdx: 'Unlicense', name: 'Public Domain (Unlicense)', url: 'https://github.com/byztxt/byzantine-majority-text/blob/master/LICENSE.txt' },
     attribution: 'The New Testament in the Original Greek: Byzantine Textform 2018, Maurice A. Robinson and William G. Pierpont, public domain.' }],

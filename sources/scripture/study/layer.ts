@@ -20,8 +20,10 @@ export interface LayerMeta {
   /** True when this project's rules produced the tokens (English alignment). */
   generated: boolean;
   provenance: Provenance[];
-  /** Numbering of the layer's own references: WLC, Vulg or KJV. */
+  /** Numbering of the layer's own references, as served: WLC, Vulg, KJV, NA… */
   versification: string;
+  /** The numbering table that places its verses under KJV study keys (versification/numbering.ts), when not `versification` itself. */
+  numbering?: string;
 }
 
 export interface LayerVerse {

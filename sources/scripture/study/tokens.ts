@@ -47,6 +47,8 @@ export interface StoredPanel {
   layer: string;
   /** The layer's own references (e.g. WLC "mal.3.19") this KJV-numbered verse maps to. */
   refs: string[];
+  /** The KJV study keys of a ref that sits under more than one (a verse the KJV splits), by ref. */
+  shared?: Record<string, string[]>;
   /** Index into `refs` per token, parallel to `tokens` (most panels have one ref: omitted). */
   ref_of?: number[];
   /**

@@ -13,16 +13,19 @@
  *   numbering but the Hebrew verse numbering (titles are verse 1: Vulg Ps 22:1 "Psalmus
  *   David. Dominus regit me" = Hebrew Ps 23:1), so a Vulgate psalm verse is first moved to
  *   its Hebrew psalm (table below, the standard LXX/MT correspondence) and then mapped
- *   as Hebrew. Other books: SWORD's own KJV → Vulg mapping (CrossWire's
- *   `mappings_vulg`, evaluated with libsword 1.9.0 into ../versification/KJV-Vulg.json
- *   by export-mapping.py there), inverted: a Vulgate verse belongs to every KJV verse
- *   mapped to it (Vulg Gen 49:31 = KJV 49:31–32; Vulg Num 13:1 = KJV 12:16). A Vulgate
- *   verse of a KJV book that no KJV verse maps to (the Greek additions, Dan 3:24–90) has
- *   no study key; books the KJV lacks (Tobit, Sirach…) keep their numbers.
- * - NRSV (Geneva), KJV, eBible and own numberings: taken as KJV numbering.
+ *   as Hebrew. Other books: the Douay-Rheims' numbering table (the same SWORD `Vulg`
+ *   verse index; ../versification/maps/douay-rheims.json, made by aligning its text with
+ *   the KJV's). SWORD's own KJV→Vulg rules were used before and dropped: they lack rules
+ *   for Jonah 1:17 = Vulg 2:1, 1 Sam 21 and Mic 5:15, and misplace 1 Sam 20:42. A Vulgate
+ *   verse the KJV has no counterpart for (Dan 3:24–90, Esther 10:4–16:24, Susanna, Bel)
+ *   keeps its Vulgate number under a `vulg:` key, which the Douay-Rheims and the WEB
+ *   Catholic ask for; books the KJV lacks (Tobit, Sirach…) keep their numbers.
+ * - SBLGNT and the Byzantine text → KJV: ../versification/maps/greek-layers.json.
+ * - English alignment layers: their translation's table (numbering.ts).
+ * - The Peshitta New Testament (SWORD `KJV` index): as numbered.
  */
-import KJV_VULG from '../versification/KJV-Vulg.json' with { type: 'json' };
 import type { VerseMapEntry } from '../../readers/oshb.ts';
+import { hasTable, kjvKeys } from '../versification/numbering.ts';
 import { versification } from '../books.ts';
 
 export type Ref = { book: string; chapter: number; verse: number };
@@ -75,32 +78,7 @@ export function vulgatePsalmToHebrew(chapter: number, verse: number): { chapter:
   return { chapter: 147, verse: verse + 11 }; // 147
 }
 
-let vulgInverse: { keys: Map<string, string[]>; kjvBooks: Set<string> } | undefined;
-/** KJV study keys of a Vulgate-numbered verse outside Psalms ([] when the KJV has no such verse). */
-export function vulgateToKjv(r: Ref): string[] {
-  if (!vulgInverse) {
-    const table = KJV_VULG as { verses: Record<string, string | null> };
-    const keys = new Map<string, string[]>();
-    const kjvBooks = new Set<string>();
-    for (const b of versification('KJV').books) {
-      kjvBooks.add(b.osis.toLowerCase());
-      if (b.osis === 'Ps') continue;
-      b.verses.forEach((n, c) => {
-        for (let v = 1; v <= n; v++) {
-          const kjv = `${b.osis}.${c + 1}.${v}`;
-          const vulg = Object.hasOwn(table.verses, kjv) ? table.verses[kjv] : kjv;
-          if (!vulg) continue;
-          const k = vulg.toLowerCase();
-          (keys.get(k) ?? keys.set(k, []).get(k)!).push(kjv.toLowerCase());
-        }
-      });
-    }
-    vulgInverse = { keys, kjvBooks };
-  }
-  const k = key(r);
-  if (!vulgInverse.kjvBooks.has(r.book.toLowerCase())) return [k];
-  return vulgInverse.keys.get(k) ?? [];
-}
+const KJV_BOOKS = new Set(versification('KJV').books.map((b) => b.osis.toLowerCase()));
 
 /** Study keys for a verse in a given numbering system (the translation's or a layer's). */
 export function studyKeys(system: string, r: Ref, hebrew: HebrewMap): string[] {
@@ -109,6 +87,8 @@ export function studyKeys(system: string, r: Ref, hebrew: HebrewMap): string[] {
     const h = vulgatePsalmToHebrew(r.chapter, r.verse);
     return hebrew.toKjv({ book: 'Ps', ...h });
   }
-  if (system === 'Vulg') return vulgateToKjv(r);
+  if (system === 'Vulg') return KJV_BOOKS.has(r.book.toLowerCase()) ? kjvKeys('douay-rheims', key(r)) : [key(r)];
+  // A layer or translation with a numbering table (SBLGNT, the Byzantine text, an English alignment's translation).
+  if (hasTable(system)) return kjvKeys(system, key(r));
   return [key(r)];
 }

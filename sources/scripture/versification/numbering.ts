@@ -1,0 +1,61 @@
+/**
+ * Where a verse of a translation, or of a Greek layer, sits in the KJV's numbering: the
+ * study's keys. The tables are data (maps/*.json): the translations' made by aligning
+ * their texts with the KJV's (pipeline/versification-maps.ts), the Greek layers' the published NA/RP
+ * differences (maps/greek-layers.json). A verse a table does not list keeps its number;
+ * an `unplaced` verse has no KJV counterpart (the Greek additions) and is shown only to
+ * translations that number it: in the Vulgate's numbering (`vulg:` study keys).
+ */
+import ASV from './maps/asv.json' with { type: 'json' };
+import BRENTON from './maps/brenton.json' with { type: 'json' };
+import DARBY from './maps/darby.json' with { type: 'json' };
+import DRC from './maps/douay-rheims.json' with { type: 'json' };
+import GENEVA from './maps/geneva.json' with { type: 'json' };
+import GREEK from './maps/greek-layers.json' with { type: 'json' };
+import OEB from './maps/oeb.json' with { type: 'json' };
+import WEB from './maps/web.json' with { type: 'json' };
+import WEBC from './maps/web-catholic.json' with { type: 'json' };
+import WEBSTER from './maps/webster.json' with { type: 'json' };
+import YLT from './maps/ylt.json' with { type: 'json' };
+
+export interface NumberingTable { verses: Record<string, string[]>; unplaced: string[]; vulgate?: Record<string, string[]> }
+
+const TABLES: Record<string, NumberingTable> = {
+  asv: ASV, brenton: BRENTON, darby: DARBY, 'douay-rheims': DRC, geneva: GENEVA, oeb: OEB, web: WEB, 'web-catholic': WEBC, webster: WEBSTER, ylt: YLT,
+  sblgnt: { verses: GREEK.sblgnt, unplaced: [] },
+  'byzantine-rp2018': { verses: GREEK['byzantine-rp2018'], unplaced: [] },
+};
+const unplacedSets = new Map<string, Set<string>>();
+
+/** True when the translation (or layer) has a numbering table; the KJV and the layers without one number as the KJV. */
+export const hasTable = (name: string) => Object.hasOwn(TABLES, name);
+
+/** KJV study keys of a verse (`ref` a study-style key, `dan.3.91`) numbered as `name` numbers it; [] when the KJV has no such verse. */
+export function kjvKeys(name: string, ref: string): string[] {
+  const t = TABLES[name];
+  if (!t) return [ref];
+  if (Object.hasOwn(t.verses, ref)) return t.verses[ref];
+  let unplaced = unplacedSets.get(name);
+  if (!unplaced) unplacedSets.set(name, (unplaced = new Set(t.unplaced)));
+  return unplaced.has(ref) ? [] : [ref];
+}
+
+/**
+ * The Vulgate-numbered study key of a verse the KJV lacks, for a translation that has it:
+ * the Douay-Rheims numbers as the Vulgate; the WEB Catholic's table says where (Greek
+ * Esther's additions sit in the Vulgate's chapters 10–16). Null when none.
+ */
+export function vulgateKey(name: string, ref: string): string | null {
+  if (name === 'douay-rheims') return `vulg:${ref}`;
+  const to = TABLES[name]?.vulgate?.[ref];
+  return to?.length ? `vulg:${to[0]}` : null;
+}
+
+/** Every listed placement of the translations' tables, for the offline database: [translation, reference, study key or null]. */
+export function* numberingRows(): Generator<[string, string, string | null]> {
+  for (const [name, t] of Object.entries(TABLES)) {
+    if (name === 'sblgnt' || name === 'byzantine-rp2018') continue;
+    for (const [ref, keys] of Object.entries(t.verses)) for (const k of keys) yield [name, ref, k];
+    for (const ref of t.unplaced) yield [name, ref, vulgateKey(name, ref)];
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * Versification as data (issue 25, findings 1–3): the aligner that makes the numbering
+ * tables, the tables themselves at the places the issue measured, and the Greek rules
+ * checked against the mirrored Greek texts.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { alignBook, dice } from '../sources/scripture/versification/verse-align.ts';
+import { kjvKeys, numberingRows, vulgateKey } from '../sources/scripture/versification/numbering.ts';
+import { MIRROR_ROOT, NEEDS_MIRROR } from './helpers.ts';
+
+describe('the verse aligner (pipeline/versification-maps.ts uses it to write the numbering tables)', () => {
+  // Jonah 1:16–2:2 in the KJV and the Douay-Rheims (public domain), as the two number them.
+  const kjv = [
+    { ref: 'jonah.1.16', text: 'Then the men feared the LORD exceedingly, and offered a sacrifice unto the LORD, and made vows.' },
+    { ref: 'jonah.1.17', text: 'Now the LORD had prepared a great fish to swallow up Jonah. And Jonah was in the belly of the fish three days and three nights.' },
+    { ref: 'jonah.2.1', text: "Then Jonah prayed unto the LORD his God out of the fish's belly," },
+    { ref: 'jonah.2.2', text: 'And said, I cried by reason of mine affliction unto the LORD, and he heard me; out of the belly of hell cried I, and thou heardest my voice.' },
+  ];
+  const drc = [
+    { ref: 'jonah.1.16', text: 'And the men feared the Lord exceedingly, and sacrificed victims to the Lord, and made vows.' },
+    { ref: 'jonah.2.1', text: 'Now the Lord prepared a great fish to swallow up Jonas: and Jonas was in the belly of the fish three days and three nights.' },
+    { ref: 'jonah.2.2', text: 'And Jonas prayed to the Lord his God out of the belly of the fish.' },
+    { ref: 'jonah.2.3', text: 'And he said: I cried out of my affliction to the Lord, and he heard me: I cried out of the belly of hell, and thou hast heard my voice.' },
+  ];
+  it('follows a shifted chapter break by the words the verses share (Vulg Jonah 2:1 = KJV 1:17)', () => {
+    const map = alignBook(drc, kjv);
+    expect(Object.fromEntries(map)).toEqual({
+      'jonah.1.16': ['jonah.1.16'], 'jonah.2.1': ['jonah.1.17'], 'jonah.2.2': ['jonah.2.1'], 'jonah.2.3': ['jonah.2.2'],
+    });
+  });
+  it('leaves a run of verses the other text lacks unplaced, and finds two verses that are one', () => {
+    const extra = [drc[0], { ref: 'jonah.1.16a', text: 'Blessed art thou, O Lord the God of our fathers, and worthy to be praised and glorified for ever.' },
+      { ref: 'jonah.1.16b', text: 'For thou art just in all that thou hast done to us, and all thy works are true, and thy ways right.' }, ...drc.slice(1)];
+    const map = alignBook(extra, kjv);
+    expect(map.get('jonah.1.16a')).toEqual([]);
+    expect(map.get('jonah.1.16b')).toEqual([]);
+    const split = [kjv[0], { ref: 'x.1', text: 'Now the LORD had prepared a great fish to swallow up Jonah.' }, { ref: 'x.2', text: 'And Jonah was in the belly of the fish three days and three nights.' }, ...kjv.slice(2)];
+    const joined = alignBook(split, drc);
+    expect(joined.get('x.1')).toEqual(['jonah.2.1']);
+    expect(joined.get('x.2')).toEqual(['jonah.2.1']);
+  });
+});
+
+describe('the numbering tables at the places issue 25 measured', () => {
+  it('places the Douay-Rheims (and so the Vulgate) where SWORD had no rule or the wrong one', () => {
+    const drc = (ref: string) => kjvKeys('douay-rheims', ref);
+    expect(drc('jonah.2.1')).toEqual(['jonah.1.17']);
+    expect(drc('jonah.2.11')).toEqual(['jonah.2.10']);
+    expect(drc('mic.5.14')).toEqual(['mic.5.15']);
+    expect(drc('1sam.20.42')).toEqual(['1sam.20.42']);
+    expect(drc('1sam.20.43')).toEqual(['1sam.20.42']); // the Vulgate splits KJV 20:42
+    expect(drc('1sam.21.1')).toEqual(['1sam.21.1']);
+    expect(drc('john.6.51')).toEqual(['john.6.51']); // "Ego sum panis vivus…" and the next verse are KJV 6:51
+    expect(drc('john.6.52')).toEqual(['john.6.51']);
+    expect(drc('2cor.13.13')).toEqual(['2cor.13.14']);
+    expect(drc('dan.3.91')).toEqual(['dan.3.24']);
+    expect(drc('dan.3.24')).toEqual([]); // the Song of the Three: no KJV verse…
+    expect(vulgateKey('douay-rheims', 'dan.3.24')).toBe('vulg:dan.3.24'); // …so the Vulgate's own number
+    expect(drc('mal.4.1')).toEqual(['mal.4.1']);
+  });
+  it('places the WEB Catholic: Daniel 3 in the Greek numbering, its additions in the Vulgate', () => {
+    expect(kjvKeys('web-catholic', 'dan.3.91')).toEqual(['dan.3.24']);
+    expect(kjvKeys('web-catholic', 'dan.3.24')).toEqual([]);
+    expect(vulgateKey('web-catholic', 'dan.3.24')).toBe('vulg:dan.3.24');
+    expect(kjvKeys('web-catholic', 'john.3.16')).toEqual(['john.3.16']);
+  });
+  it('gives the offline database its study_numbering rows', () => {
+    const rows = [...numberingRows()];
+    expect(rows).toContainEqual(['douay-rheims', 'jonah.2.1', 'jonah.1.17']);
+    expect(rows).toContainEqual(['douay-rheims', 'dan.3.24', 'vulg:dan.3.24']);
+    expect(rows).toContainEqual(['ylt', 'gen.8.15', 'gen.8.16']);
+    expect(rows.some(([t]) => t === 'sblgnt')).toBe(false); // layers, not translations
+  });
+  it('places SBLGNT (NA numbering) and the Byzantine text under the KJV verse they are', () => {
+    expect(kjvKeys('sblgnt', '2cor.13.13')).toEqual(['2cor.13.14']);
+    expect(kjvKeys('sblgnt', '2cor.13.12')).toEqual(['2cor.13.12', '2cor.13.13']);
+    expect(kjvKeys('sblgnt', '3john.1.15')).toEqual(['3john.1.14']);
+    expect(kjvKeys('sblgnt', 'rev.12.18')).toEqual(['rev.13.1']);
+    expect(kjvKeys('byzantine-rp2018', 'rom.14.24')).toEqual(['rom.16.25']);
+    expect(kjvKeys('sblgnt', 'john.1.1')).toEqual(['john.1.1']);
+  });
+});
+
+const BYZ = MIRROR_ROOT && path.join(MIRROR_ROOT, 'raw.githubusercontent.com/byztxt/byzantine-majority-text/master/csv-unicode/ccat/no-variants');
+const SBL = MIRROR_ROOT && path.join(MIRROR_ROOT, 'raw.githubusercontent.com/morphgnt/sblgnt/master');
+describe.skipIf(!MIRROR_ROOT)(`the Greek rules agree with the mirrored Greek texts ${NEEDS_MIRROR}`, () => {
+  const plain = (w: string) => w.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '').replace(/[^\p{L}]/gu, '').replace(/ς/g, 'σ');
+  const byz = (file: string) => {
+    const out = new Map<string, Set<string>>();
+    for (const line of readFileSync(path.join(BYZ!, file), 'utf8').split(/\r?\n/).slice(1)) {
+      const m = /^(\d+),(\d+),"?(.*?)"?$/.exec(line);
+      if (m) out.set(`${m[1]}.${m[2]}`, new Set(m[3].split(/\s+/).map(plain).filter(Boolean)));
+    }
+    return out;
+  };
+  const sbl = (file: string) => {
+    const out = new Map<string, Set<string>>();
+    for (const line of readFileSync(path.join(SBL!, file), 'utf8').split('\n')) {
+      const p = line.split(' ');
+      if (p.length < 6) continue;
+      const k = `${Number(p[0].slice(2, 4))}.${Number(p[0].slice(4, 6))}`;
+      (out.get(k) ?? out.set(k, new Set()).get(k)!).add(plain(p[5]));
+    }
+    return out;
+  };
+  it('SBLGNT 2 Cor 13:13, 3 John 15 and Rev 12:18 are the Byzantine (KJV-numbered) 13:14, 14 and 13:1', () => {
+    const [s2, b2] = [sbl('68-2Co-morphgnt.txt'), byz('2CO.csv')];
+    expect(dice(s2.get('13.13')!, b2.get('13.14')!)).toBeGreaterThan(0.8);
+    expect(dice(s2.get('13.13')!, b2.get('13.13')!)).toBeLessThan(0.2);
+    expect(dice(sbl('85-3Jn-morphgnt.txt').get('1.15')!, byz('3JO.csv').get('1.14')!)).toBeGreaterThan(0.5);
+    // Rev 12:18 is the first clause of the KJV's 13:1: its words are found there.
+    const [sr, br] = [sbl('87-Re-morphgnt.txt'), byz('REV.csv')];
+    const within = (a: Set<string>, b: Set<string>) => [...a].filter((w) => b.has(w)).length / a.size;
+    expect(within(sr.get('12.18')!, br.get('13.1')!)).toBeGreaterThan(0.8);
+    expect(within(sr.get('12.18')!, br.get('12.17')!)).toBeLessThan(0.6);
+  });
+  it("the Byzantine Rom 14:24 is the doxology (KJV 16:25 'Now to him that is of power to stablish you'), its Matt 23:14 SBLGNT's 23:13", () => {
+    const rom = byz('ROM.csv');
+    expect(rom.get('14.24')).toContain('στηριξαι');
+    expect(rom.has('16.25')).toBe(false); // Romans 16 ends at 24 in RP2018: the doxology is only at 14:24-26
+    expect(dice(byz('MAT.csv').get('23.14')!, sbl('61-Mt-morphgnt.txt').get('23.13')!)).toBeGreaterThan(0.7);
+  });
+});
