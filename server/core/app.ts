@@ -108,6 +108,11 @@ export function createCore(opts: CoreOptions): Core {
   // Each entry holds the body and, once asked for, its br and gzip forms (http/encoding.ts).
   const responses = new Lru<Encoded>(opts.responseCacheBytes ?? 64 * 2 ** 20);
   const cacheResponse = (k: string, e: Encoded) => responses.set(k, e, e.bytes + k.length + 64);
+  // Bodies of routes that are not response-cached but name their own identity (a study
+  // range's ETag hashes its panels and the review version): the next request for the same
+  // bytes reuses the compressed forms instead of compressing 3–5 MB again (issue 27, item 4).
+  const byEtag = new Lru<Encoded>(opts.responseCacheBytes ? Math.min(opts.responseCacheBytes, 32 * 2 ** 20) : 32 * 2 ** 20);
+  const keepByEtag = (e: Encoded) => byEtag.set(e.hash, e, e.bytes + 64);
   let stateWarned = 0;
 
   /** parse: method, path, query, surface and route; OPTIONS answered at once. */
@@ -206,8 +211,10 @@ export function createCore(opts: CoreOptions): Core {
         body = releaseFile(rel, reply.path);
       } else {
         // A handler may know its body's identity more cheaply than hashing it (a 3 MB study range).
-        body = fresh = new Encoded(reply.body, reply.etag ?? hashOf(reply.body));
+        const known = !cacheable && reply.etag ? byEtag.get(reply.etag) : undefined;
+        body = fresh = known ?? new Encoded(reply.body, reply.etag ?? hashOf(reply.body));
         if (cacheable) cacheResponse(cacheKey, fresh);
+        else if (reply.etag && !known) keepByEtag(fresh);
       }
     }
     const sel = select(req, body);
@@ -218,6 +225,7 @@ export function createCore(opts: CoreOptions): Core {
     const sent = got instanceof Promise ? await got : got;
     // A compressed form was just made: account for its bytes in the cache budget.
     if (body instanceof Encoded && cacheable && body.bytes !== size) cacheResponse(cacheKey, body);
+    else if (body instanceof Encoded && !cacheable && body === fresh && body.bytes !== size && byEtag.get(body.hash) === body) keepByEtag(body);
     if (fresh && opts.shared && sent.body !== undefined && sent.response.status === 200) {
       after(opts.shared.put(cacheKey, wanted, { body: sent.body, coding: sent.coding, hash: fresh.hash }));
     }

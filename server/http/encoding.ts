@@ -92,12 +92,22 @@ const gz = promisify(gzip);
  */
 export const BROTLI_QUALITY = 5;
 export const GZIP_LEVEL = 6;
+/**
+ * Bodies over 1 MiB (a 100-verse study range is 4.6 MB) are compressed at brotli quality 3
+ * and gzip level 3: on that range, 21 ms / 203 KB and 27 ms / 474 KB against 54 ms /
+ * 143 KB and 66 ms / 377 KB at 5 and 6 (docs/benchmarks.md, "Study ranges"): the time is
+ * the answer's latency, and 200 KB is still 4 % of the body.
+ */
+export const LARGE_BODY = 2 ** 20;
+export const LARGE_BROTLI_QUALITY = 3;
+export const LARGE_GZIP_LEVEL = 3;
 
 export function compress(body: Buffer | string, coding: Exclude<Coding, ''>): Promise<Buffer> {
   const buf = typeof body === 'string' ? Buffer.from(body) : body;
+  const large = buf.length > LARGE_BODY;
   return coding === 'br'
-    ? br(buf, { params: { [zc.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zc.BROTLI_PARAM_SIZE_HINT]: buf.length, [zc.BROTLI_PARAM_MODE]: zc.BROTLI_MODE_TEXT } })
-    : gz(buf, { level: GZIP_LEVEL });
+    ? br(buf, { params: { [zc.BROTLI_PARAM_QUALITY]: large ? LARGE_BROTLI_QUALITY : BROTLI_QUALITY, [zc.BROTLI_PARAM_SIZE_HINT]: buf.length, [zc.BROTLI_PARAM_MODE]: zc.BROTLI_MODE_TEXT } })
+    : gz(buf, { level: large ? LARGE_GZIP_LEVEL : GZIP_LEVEL });
 }
 
 /** ETag of one representation: the identity ETag's hash with `-br` / `-gz`, strong (each is byte-stable). */
