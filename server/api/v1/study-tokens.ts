@@ -4,7 +4,7 @@
  * review overlay. Morphology codes are decoded here, once per distinct code (cached).
  */
 import type { StudyRecord, StudySummary } from '../../../sources/scripture/study/dataset.ts';
-import { ALIGNMENT_OF } from '../../../sources/scripture/study/english.ts';
+import { ALIGNMENT_OF, englishLinks } from '../../../sources/scripture/study/english.ts';
 import type { LayerMeta } from '../../../sources/scripture/study/layer.ts';
 import { LATIN_LAYER, morphology } from '../../../sources/scripture/study/morphology.ts';
 import { headword } from '../../../sources/scripture/study/latin.ts';
@@ -50,13 +50,18 @@ function tokenObject(layer: LayerInfo, ref: string, t: TokenTuple | string, posi
     reviewed_at: review?.at ?? null,
     source: layer.id, source_reference: ref, licence: layer.provenance.map((p) => p.licence.spdx),
   };
+  const en = english(layer, extra);
   if (layer.id === LATIN_LAYER && typeof t !== 'string') Object.assign(out, latinFields(layer.id, lemma, morph, extra as LatinExtra | undefined, glosses));
-  else if (Array.isArray(extra)) {
+  else if (en) {
     out.english = text;
-    out.aligned_tokens = extra.map(links).filter(Boolean);
+    out.aligned_tokens = en.aligned.map(links).filter(Boolean);
+    out.suggested_tokens = en.suggested.map(links).filter(Boolean);
   } else if (extra) Object.assign(out, extra);
   return out;
 }
+
+/** An English alignment word's links and suggested tokens (sources/scripture/study/english.ts), or null for other layers. */
+const english = (layer: LayerInfo, extra: unknown) => (Array.isArray(extra) ? englishLinks(extra) : null);
 
 type LatinExtra = { candidates?: string[][] };
 /**
@@ -138,7 +143,8 @@ function tokenJson(layer: LayerInfo, ref: string, refJson: string, t: TokenTuple
     + `,"part_of_speech":${q(partOfSpeech)},"morphology":${mj},"study_status":"${status}","confidence":"${confidence}","generated":${generated}`
     + `,"verified_by_service":${verified},"review_status":"${reviewStatus}","review_notes":${review ? q(review.history.map((h) => ({ decision: h.decision, note: h.note, reviewer: h.reviewer, at: h.at }))) : '[]'}`
     + `,"reviewed_at":${review ? q(review.at) : 'null'}${lp.source},"source_reference":${refJson}${lp.licence}`;
-  if (Array.isArray(extra)) out += `,"english":${q(text)},"aligned_tokens":${q(extra.map(links).filter(Boolean))}`;
+  const en = english(layer, extra);
+  if (en) out += `,"english":${q(text)},"aligned_tokens":${q(en.aligned.map(links).filter(Boolean))},"suggested_tokens":${q(en.suggested.map(links).filter(Boolean))}`;
   else if (extra) {
     const e = q(extra);
     if (e.length > 2) out += `,${e.slice(1, -1)}`;
@@ -191,6 +197,7 @@ export function panelsJson(record: StudyRecord, translation: string, reference: 
       layer: layer.id, name: layer.name, language: layer.language, generated: layer.generated, reference, study_key: record.id,
       source_text: { id: layer.id, name: layer.name, source_role: layer.role, kind: layer.kind, language: layer.language, version: layer.version },
       source_reference: p.refs.join(','), source_references: p.refs,
+      ...versification(p, reference, record.id, translation),
       licence: layer.provenance.map((x) => x.licence),
       tokens_total: p.tokens.length, token_count: tokens.length,
     };
@@ -215,12 +222,32 @@ export function panelsOf(record: StudyRecord, translation: string, reference: st
       layer: layer.id, name: layer.name, language: layer.language, generated: layer.generated, reference, study_key: record.id,
       source_text: { id: layer.id, name: layer.name, source_role: layer.role, kind: layer.kind, language: layer.language, version: layer.version },
       source_reference: p.refs.join(','), source_references: p.refs,
+      ...versification(p, reference, record.id, translation),
       // Attribution once per response (meta.sources), not once per panel of a 100-verse range.
       licence: layer.provenance.map((x) => x.licence),
       tokens_total: p.tokens.length, token_count: tokens.length, tokens,
     });
   }
   return out;
+}
+
+const readable = (ref: string) => {
+  const [book, c, v] = ref.replace(/^vulg:/, '').split('.');
+  return `${book} ${c}:${v}`;
+};
+/**
+ * A note when the panel's verse is not simply the translation's verse under the same
+ * number (issue 25): the layer numbers it otherwise, several layer verses make it up, or
+ * one layer verse covers more than one KJV verse and is shown whole under each.
+ */
+export function versification(p: StoredPanel, reference: string, studyKey: string, translation: string): { versification?: Record<string, unknown> } {
+  const shared = p.shared && Object.entries(p.shared);
+  if (p.refs.length === 1 && p.refs[0] === reference && !shared) return {};
+  const notes: string[] = [];
+  if (p.refs.length > 1) notes.push(`${translation} ${readable(reference)} is ${p.refs.map(readable).join(' + ')} in this layer's numbering`);
+  else if (p.refs[0] !== reference) notes.push(`${translation} ${readable(reference)} is ${readable(p.refs[0])} in this layer's numbering`);
+  for (const [ref, keys] of shared ?? []) notes.push(`${readable(ref)} of this layer spans KJV ${keys.map(readable).join(' and ')}; shown whole under each`);
+  return { versification: { reference, study_key: studyKey, source_references: p.refs, ...(shared ? { shared: p.shared } : {}), note: `${notes.join('; ')}.` } };
 }
 
 /** Layer metadata by id, from the manifest summary (cached per summary object, i.e. per release). */
