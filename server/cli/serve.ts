@@ -13,8 +13,6 @@ import { ALL_SOURCES } from '../../sources/index.ts';
 import cluster from 'node:cluster';
 import { createApp, createWorkerApp, type SharedLimits } from '../node/server.ts';
 import { TurnBatcher } from '../state/limits.ts';
-import { redisLimits } from '../state/redis-limits.ts';
-import { redisState } from '../state/redis-state.ts';
 import { runPrimary, runWorker, workerCount } from '../node/cluster.ts';
 import type { Release } from '../release/release.ts';
 import { fsReleaseAt } from '../release/fs-reader.ts';
@@ -70,9 +68,21 @@ export async function serveMain(env: NodeJS.ProcessEnv, args: string[]) {
  * connection is made first: it refuses to start, naming the URL, when Redis is unreachable.
  */
 async function redisShared(url: string, stateDir: string): Promise<SharedLimits> {
+  // Loaded only when Redis is asked for: @redis/client took ~170 ms of every start (issue 27).
+  const [{ redisState }, { redisLimits }] = await Promise.all([import('../state/redis-state.ts'), import('../state/redis-limits.ts')]);
   const state = await redisState(url, stateDir);
   const r = await redisLimits(url);
   return { charger: new TurnBatcher((keys) => r.charge(keys)), keys: state.keys, close: () => void Promise.all([r.close(), state.close()]) };
+}
+
+/**
+ * The small whole search indexes load once the server listens, in slices that share the
+ * event loop with requests (search/turns.ts): warmed before listening, they held every
+ * start ~0.1 s (more on a loaded machine), and a request for one meanwhile loads it itself.
+ */
+export function warmAfterListening(app: { release: () => Release }, log: (m: string) => void = (m) => console.error(m)) {
+  const release = app.release();
+  void release.warmSearch().catch((err) => log(`warming the search indexes of ${release.id} failed: ${(err as Error).message}`));
 }
 
 /** Listens, or says in one line why it cannot and what to do (a port in use is a user error, not a stack trace). */
@@ -91,8 +101,8 @@ function listen(server: Server, port: number, host: string) {
 async function serveRedis(env: NodeJS.ProcessEnv, args: string[], url: string) {
   const { values, opts, host, port } = options(env, args);
   const app = createWorkerApp(opts, await redisShared(url, opts.stateDir));
-  await app.release().warmSearch();
   await listen(app.server, port, host);
+  warmAfterListening(app);
   const addr = app.server.address();
   const bound = typeof addr === 'object' && addr ? addr.port : port;
   console.log(`serving release ${app.release().id} on http://${host}:${bound}${values.open ? ' with no keys (--open)' : ` (keys, reviews and counts in Redis)`}`);
@@ -107,9 +117,8 @@ export async function serve(env: NodeJS.ProcessEnv = process.env, args: string[]
   const { values, opts, host, port } = options(env, args);
   // `npm start` with ALMANAC_REDIS_URL: keys, reviews and counts in Redis, as serveRedis.
   const app = env.ALMANAC_REDIS_URL ? createWorkerApp(opts, await redisShared(env.ALMANAC_REDIS_URL, opts.stateDir)) : createApp(opts);
-  // Cold search indexes load before the first client arrives (README "Query rules").
-  await app.release().warmSearch();
   await listen(app.server, port, host);
+  warmAfterListening(app);
   const addr = app.server.address();
   const bound = typeof addr === 'object' && addr ? addr.port : port;
   const what = values.bundle ? `bundle ${values.bundle} (release ${app.release().id})` : `release ${app.release().id}`;

@@ -192,8 +192,9 @@ export async function runWorker(make: (shared: SharedLimits) => WorkerApp, state
   // With ALMANAC_REDIS_URL each worker counts in Redis itself (`own`); else the primary counts.
   const shared: SharedLimits & { failAll?: () => void } = own ?? remoteLimits();
   const app = make(shared);
-  await app.release().warmSearch();
   await new Promise<void>((resolve) => app.server.listen(port, host, resolve));
+  // The small whole indexes load after listening, sharing the loop with requests (issue 27).
+  void app.release().warmSearch().catch((err) => console.error(`warming the search indexes failed: ${(err as Error).message}`));
   const addr = app.server.address();
   process.send!({ t: 'listening', port: typeof addr === 'object' && addr ? addr.port : port, release: app.release().id } satisfies ListeningMsg);
   // The primary is gone (killed or stopped): nothing can be counted any more.

@@ -5,45 +5,66 @@
  * to a file changes its mtime, so a changed file is always checked again.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readFileSync, readSync, type Stats } from 'node:fs';
+import { closeSync, fstatSync, openSync, read, readFileSync, readSync, type Stats } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { promisify } from 'node:util';
 
 export const signatureOf = (st: Stats) => `${st.ino}:${st.size}:${st.mtimeMs}`;
 
+/** From this size on, a whole file is read on the thread pool (a 10 MB index part: 3–30 ms of the event loop). */
+const READ_OFF_THREAD = 256 * 1024;
+const readAt = promisify(read);
+
 /** The whole file and its signature. */
-export function readWhole(file: string): { bytes: Buffer; sig: string } {
+export async function readWhole(file: string): Promise<{ bytes: Buffer; sig: string }> {
   const fd = openSync(file, 'r');
   try {
-    const sig = signatureOf(fstatSync(fd));
-    return { bytes: readFileSync(fd), sig };
+    const st = fstatSync(fd);
+    const sig = signatureOf(st);
+    if (st.size < READ_OFF_THREAD) return { bytes: readFileSync(fd), sig };
+    const bytes = Buffer.allocUnsafe(st.size);
+    let got = 0;
+    for (let n; got < bytes.length && (n = (await readAt(fd, bytes, got, bytes.length - got, got)).bytesRead) > 0; got += n);
+    // A file that shrank meanwhile is short here, and its size check fails (release.ts).
+    return { bytes: got === bytes.length ? bytes : bytes.subarray(0, got), sig };
   } finally {
     closeSync(fd);
   }
 }
 
-/** scanLines' read buffer: the server is one thread, and a scan never yields mid-way. */
-const SCRATCH = Buffer.allocUnsafe(256 * 1024);
+/**
+ * scanLines' read buffers, reused: reading each ~1 MB pack into a fresh buffer to serve
+ * one line left the server at 1.27 GiB RSS after a search bench (freed megabyte buffers
+ * that malloc keeps), against 0.73–0.86 GiB before. A scan now awaits its reads, so scans
+ * under way each hold one; at most SCRATCH_KEPT are kept between scans.
+ */
+const SCRATCH_BYTES = 256 * 1024;
+const SCRATCH_KEPT = 4;
+const scratch: Buffer[] = [];
 
 /**
  * A file's size, sha256 and line starts (the last entry is the offset after the final
- * newline), read in 256 KiB steps through one reused buffer: reading each ~1 MB pack into
- * a fresh buffer to serve one line left the server at 1.27 GiB RSS after a search bench
- * (freed megabyte buffers that malloc keeps), against 0.73–0.86 GiB before.
+ * newline), read in 256 KiB steps through a reused buffer. Each step is a read on the
+ * thread pool, so the event loop turns between steps: scanned synchronously, a search
+ * answer's 20 records from 20 packs not read before held the loop ~80 ms (issue 27).
  */
-export function scanLines(file: string): { size: number; sha256: string; starts: Uint32Array; sig: string } {
-  const fd = openSync(file, 'r');
+export async function scanLines(file: string): Promise<{ size: number; sha256: string; starts: Uint32Array; sig: string }> {
+  const fh = await open(file, 'r');
+  const buf = scratch.pop() ?? Buffer.allocUnsafe(SCRATCH_BYTES);
   const hash = createHash('sha256');
   const starts: number[] = [0];
   let total = 0;
   try {
-    const sig = signatureOf(fstatSync(fd));
-    for (let got; (got = readSync(fd, SCRATCH, 0, SCRATCH.length, total)) > 0; total += got) {
-      const chunk = SCRATCH.subarray(0, got);
+    const sig = signatureOf(await fh.stat());
+    for (let got; (got = (await fh.read(buf, 0, buf.length, total)).bytesRead) > 0; total += got) {
+      const chunk = buf.subarray(0, got);
       hash.update(chunk);
       for (let k = chunk.indexOf(10); k !== -1; k = chunk.indexOf(10, k + 1)) starts.push(total + k + 1);
     }
     return { size: total, sha256: hash.digest('hex'), starts: Uint32Array.from(starts), sig };
   } finally {
-    closeSync(fd);
+    if (scratch.length < SCRATCH_KEPT) scratch.push(buf);
+    await fh.close();
   }
 }
 

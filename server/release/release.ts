@@ -22,6 +22,7 @@ import type { FileEntry, Manifest } from '../../pipeline/writer.ts';
 import { ApiError } from '../http/errors.ts';
 import type { SearchResult } from '../search/search-bounds.ts';
 import { ReleaseSearch } from '../search/release-search.ts';
+import { parseJson } from './json-slices.ts';
 import { Lru } from './lru.ts';
 import type { ReleaseReader } from './reader.ts';
 
@@ -45,6 +46,17 @@ export interface ReleaseAt {
   cacheBytes?: number;
   /** The dist folder on this machine, when there is one (messages). */
   dist?: string;
+}
+
+/**
+ * A buffer's sha256 (hex). From HASH_OFF_THREAD bytes on it is computed on the thread pool
+ * (WebCrypto's digest), not on the event loop: a 10 MB index part took 25–40 ms to hash,
+ * and nothing else was answered meanwhile (issue 27).
+ */
+const HASH_OFF_THREAD = 512 * 1024;
+async function sha256(b: Buffer): Promise<string> {
+  if (b.length < HASH_OFF_THREAD) return createHash('sha256').update(b).digest('hex');
+  return Buffer.from(await globalThis.crypto.subtle.digest('SHA-256', b as unknown as BufferSource)).toString('hex');
 }
 
 /** Where each newline-ended line of `buf` starts, plus the offset after the last newline. */
@@ -136,7 +148,7 @@ export class Release {
     // took ~2 ms to hash, on every reload (issue 14). Any write to a file changes it.
     const ok = encoding
       ? b.length === (encoding === 'br' ? e.br : e.gzip) && (this.reader.verified || this.verified.get(disk) === sig || await this.variantMatches(b, encoding, e.sha256))
-      : b.length === e.size && (this.reader.verified || this.verified.get(rel) === sig || createHash('sha256').update(b).digest('hex') === e.sha256);
+      : b.length === e.size && (this.reader.verified || this.verified.get(rel) === sig || await sha256(b) === e.sha256);
     if (!ok) this.bad(rel, disk);
     this.verified.set(disk, sig);
     return b;
@@ -177,9 +189,10 @@ export class Release {
 
   private json<V>(rel: string): Promise<V> {
     // Read past the file cache: the parsed value is what is kept (and counted), not the bytes too.
+    // A large one (a filter index, a column) is parsed in slices that share the event loop (json-slices.ts).
     return this.cached(`j:${rel}`, async () => {
       const buf = await this.readChecked(rel);
-      return [JSON.parse(buf.toString('utf8')) as V, buf.length * 3];
+      return [await parseJson(buf.toString('utf8')) as V, buf.length * 3];
     });
   }
 
@@ -231,8 +244,20 @@ export class Release {
     return line;
   }
 
+  /** Scans under way, so concurrent reads of one pack's records check it once. */
+  private readonly scanning = new Map<string, Promise<Uint32Array>>();
+
   /** Checks a pack against its sha256 and finds its line starts, without holding its bytes. */
-  private async scanPack(rel: string): Promise<Uint32Array> {
+  private scanPack(rel: string): Promise<Uint32Array> {
+    let p = this.scanning.get(rel);
+    if (!p) {
+      p = this.scanOnce(rel).finally(() => this.scanning.delete(rel));
+      this.scanning.set(rel, p);
+    }
+    return p;
+  }
+
+  private async scanOnce(rel: string): Promise<Uint32Array> {
     const e = this.entry(rel);
     if (!e) throw new Error(`not in manifest: ${rel}`); // as readChecked: never a path the manifest does not list
     if (this.corrupt.has(rel)) throw corruptError(rel);
@@ -322,7 +347,7 @@ export class Release {
     return this.searching.search(ds, q, true);
   }
 
-  /** Loads the whole search indexes that fit in the cache (before listening, after a release switch). */
+  /** Loads the whole search indexes that fit in the cache (once the server listens, and after a release switch). */
   warmSearch(): Promise<void> {
     return this.searching.warmSearch();
   }

@@ -17,7 +17,7 @@ import type { FileEntry } from '../../pipeline/writer.ts';
 import {
   runSync, runYielding, BOUNDED_MATCH, MAX_CANDIDATES, MAX_POSTINGS, MAX_RANKED_POSTINGS, MAX_TERM_POSTINGS, PREFIX_MIN_LETTERS, boundWords, deadline, fitBudget, type SearchResult,
 } from './search-bounds.ts';
-import { indexEntries, keepTypoPrefix, loadIndexSliced, matchRanked, searchSplit } from './search-index.ts';
+import { indexEntries, keepTypoPrefix, loadIndexSliced, matchRanked, searchSplit, termCountOf } from './search-index.ts';
 import { stemWord } from '../../pipeline/stemming.ts';
 import { moreTiers, type Tiers } from './match-tiers.ts';
 
@@ -30,8 +30,9 @@ import { moreTiers, type Tiers } from './match-tiers.ts';
  */
 export const indexHeapBytes = (ms: MiniSearch, jsonLength: number) =>
   // The documents it holds, not documentCount: a part of a split index keeps the whole
-  // shard's count for scoring but holds only the documents its words name.
-  600 * ms.termCount + 70 * (ms as unknown as { _documentIds: Map<number, number> })._documentIds.size + 4 * jsonLength;
+  // shard's count for scoring but holds only the documents its words name. The terms as
+  // counted while loading (minisearch's termCount walks the whole tree).
+  600 * termCountOf(ms) + 70 * (ms as unknown as { _documentIds: Map<number, number> })._documentIds.size + 4 * jsonLength;
 /** The smallest heap-to-JSON ratio measured: an index file is never smaller than this in memory. */
 const MIN_HEAP_RATIO = 4.5;
 
@@ -76,13 +77,16 @@ export class ReleaseSearch {
       // request meanwhile cannot unload them.
       const bound = boundWords(q).words;
       const words = info.search_stem?.length ? [...new Set(bound.flatMap((w) => [w, stemWord(w)]))] : bound;
+      const files = new Map<string, { key: string; rel: string }>();
       for (let n = 0; n < (info.search_shards ?? 1); n++) {
         // A query with no words searches an unsplit shard's whole index, and no part of a split one.
         const whole = this.indexFile(info, n);
-        for (const file of words.length ? words.map((w) => this.indexFile(info, n, w)) : whole.part ? [] : [whole]) {
-          if (!held.indexes.has(file.key)) held.indexes.set(file.key, await this.loadIndex(info, file));
-        }
+        for (const file of words.length ? words.map((w) => this.indexFile(info, n, w)) : whole.part ? [] : [whole]) files.set(file.key, file);
       }
+      // Loaded together: their slices queue side by side (search/turns.ts), not each behind
+      // every load that arrived while the one before it was loading.
+      const loaded = await Promise.all([...files.values()].map((file) => this.loadIndex(info, file)));
+      [...files.keys()].forEach((key, k) => held.indexes.set(key, loaded[k]));
     }
     const steps = this.searchSteps(ds, q, held);
     return yielding ? runYielding(steps) : runSync(steps);
@@ -91,8 +95,9 @@ export class ReleaseSearch {
   private loading = new Map<string, Promise<MiniSearch>>();
 
   /**
-   * Loads every minisearch index while the cache has room, so no client waits for a cold
-   * index (the server calls it before listening and after a release switch).
+   * Loads every minisearch index while the cache has room, so few clients wait for a cold
+   * index (the server calls it once it listens, and after a release switch; its loads
+   * share the event loop with requests, search/turns.ts).
    */
   async warmSearch(): Promise<void> {
     // Whole (unsplit) indexes only: they are under PART_BYTES of JSON and load in

@@ -31,6 +31,7 @@
 import { searchTokenize } from '../../pipeline/shards.ts';
 import { joinApostrophes } from '../../pipeline/term-index.ts';
 import { ApiError } from '../http/errors.ts';
+import { runInTurns } from './turns.ts';
 
 export const MAX_SEARCH_WORDS = 8;
 export const PREFIX_MIN_LETTERS = 3;
@@ -141,17 +142,12 @@ export function runSync<T>(steps: Generator<void, T>): T {
   }
 }
 
-/** Runs a stepwise computation, giving the event loop back (setImmediate) every SEARCH_SLICE_MS. */
-export async function runYielding<T>(steps: Generator<void, T>): Promise<T> {
-  let since = performance.now();
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-    if (performance.now() - since > SEARCH_SLICE_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      since = performance.now();
-    }
-  }
+/**
+ * Runs a stepwise computation, giving the event loop back every SEARCH_SLICE_MS; its
+ * slices share the turns with index loads and other rankings, one slice per turn (turns.ts).
+ */
+export function runYielding<T>(steps: Generator<void, T>): Promise<T> {
+  return runInTurns(steps, SEARCH_SLICE_MS);
 }
 
 /** How many of the best-scored hits phraseFirst looks at: a constant, so the cost bound above holds. */
