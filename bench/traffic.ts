@@ -41,6 +41,7 @@ import type { DatasetInfo } from '../pipeline/shards.ts';
 import { fsRelease } from '../server/release/fs-reader.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import type { TranslationSummary } from '../sources/scripture/dataset.ts';
+import { random } from '../test/edge-urls.ts';
 import { cleanup, tempDir } from '../test/helpers.ts';
 
 const env = process.env;
@@ -72,18 +73,7 @@ if (!existsSync(serverJs)) throw new Error(`no compiled server at ${serverJs}`);
 // The client on core 1 (every thread of this process), the servers on core 0.
 if (PIN) execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
 
-/** mulberry32: a small seeded PRNG, so the same release gives the same requests. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rnd = prng(SEED);
+const rnd = random(SEED);
 const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)];
 const int = (n: number) => Math.floor(rnd() * n);
 
@@ -187,6 +177,18 @@ interface Sample { kind: Kind; ds?: string; at: number; ms: number; status: numb
 const pct = (xs: number[], p: number) => (xs.length ? xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : NaN);
 const f = (x: number | undefined, d = 1) => (x === undefined || Number.isNaN(x) ? '–' : x.toFixed(d));
 
+/** A request, asked again every 2 ms while the server is not listening yet (until `until`); null when it failed. */
+async function requestWhileStarting(agent: http.Agent, base: URL, p: string, headers: Record<string, string>, until: number, keep?: (body: Buffer) => void) {
+  for (;;) {
+    try {
+      return await request(agent, base, p, headers, keep);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ECONNREFUSED' || performance.now() >= until) return null;
+      await new Promise((res) => setTimeout(res, 2));
+    }
+  }
+}
+
 function request(agent: http.Agent, base: URL, p: string, headers: Record<string, string>, keep?: (body: Buffer) => void) {
   return new Promise<{ status: number; bytes: number }>((resolve, reject) => {
     const req = http.get({ host: base.hostname, port: base.port, path: p, agent, headers }, (res) => {
@@ -216,21 +218,10 @@ async function replay(base: URL, headers: Record<string, string>, from: number, 
   const worker = async () => {
     while (performance.now() < until && next < from + count) {
       const r = stream[next++ % stream.length];
-      for (;;) {
-        const start = performance.now();
-        try {
-          const { status, bytes } = await request(agent, base, r.path, headers, keep?.(r));
-          out.push({ kind: r.kind, ds: r.ds, at: start - t0, ms: performance.now() - start, status, bytes });
-          break;
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code === 'ECONNREFUSED' && performance.now() < until) {
-            await new Promise((res) => setTimeout(res, 2));
-            continue;
-          }
-          errors++;
-          break;
-        }
-      }
+      const start = performance.now();
+      const got = await requestWhileStarting(agent, base, r.path, headers, until, keep?.(r));
+      if (got) out.push({ kind: r.kind, ds: r.ds, at: start - t0, ms: performance.now() - start, ...got });
+      else errors++;
     }
   };
   await Promise.all(Array.from({ length: conns }, worker));
@@ -257,20 +248,9 @@ async function replayAtRate(base: URL, headers: Record<string, string>, rate: nu
     if (wait > 0) await new Promise((res) => setTimeout(res, wait));
     const r = stream[i % stream.length];
     pending.push((async () => {
-      for (;;) {
-        try {
-          const { status, bytes } = await request(agent, base, r.path, headers);
-          out.push({ kind: r.kind, ds: r.ds, at: due - t0, ms: performance.now() - due, status, bytes });
-          return;
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code === 'ECONNREFUSED' && performance.now() < until) {
-            await new Promise((res) => setTimeout(res, 2));
-            continue;
-          }
-          errors++;
-          return;
-        }
-      }
+      const got = await requestWhileStarting(agent, base, r.path, headers, until);
+      if (got) out.push({ kind: r.kind, ds: r.ds, at: due - t0, ms: performance.now() - due, ...got });
+      else errors++;
     })());
   }
   await Promise.all(pending);

@@ -45,10 +45,13 @@ function choose(ctx: Ctx, name: string, allowed: readonly string[], normalise = 
   return v;
 }
 
-export function studyFilters(ctx: Ctx, summary: StudySummary): StudyFilters {
+/** Roles compare case-insensitively, with runs of spaces as one. */
+const roleKey = (v: string) => v.trim().toLowerCase().replace(/\s+/g, ' ');
+
+export function studyFilters(ctx: Ctx): StudyFilters {
   // A role the spec names that no layer of this release has is not an error (issue 25):
   // the study answers with no panels and says why (absentRoleNote); an unknown role is a 400.
-  const role = choose(ctx, 'source_role', SOURCE_ROLES, (v) => v.trim().toLowerCase().replace(/\s+/g, ' '));
+  const role = choose(ctx, 'source_role', SOURCE_ROLES, roleKey);
   return {
     verifiedOnly: choose(ctx, 'verified_only', ['1', '0']) === '1',
     includeGenerated: choose(ctx, 'include_generated', ['1', '0']) !== '0',
@@ -60,7 +63,7 @@ export function studyFilters(ctx: Ctx, summary: StudySummary): StudyFilters {
 
 /** meta.source_role_note when the requested source_role has no layer in this release: which layers and why. */
 export function absentRoleNote(ctx: Ctx, summary: StudySummary): Record<string, unknown> | undefined {
-  const role = ctx.query.source_role === undefined ? undefined : String(ctx.query.source_role).trim().toLowerCase().replace(/\s+/g, ' ');
+  const role = ctx.query.source_role === undefined ? undefined : roleKey(String(ctx.query.source_role));
   if (!role || summary.layers.some((l) => l.role.toLowerCase() === role)) return undefined;
   const absent = summary.absent.filter((a) => a.role.toLowerCase() === role);
   return {
@@ -123,7 +126,7 @@ export function studyCacheBytes(bytes: number) {
 
 async function studyOf(ctx: Ctx, t: Translation, ords: number[]): Promise<StudyVerse[]> {
   const { summary } = studyInfo(ctx);
-  const f = studyFilters(ctx, summary);
+  const f = studyFilters(ctx);
   const reviews = await ctx.reviews();
   const layers = layerTable(summary);
   const fkey = `${f.verifiedOnly}|${f.includeGenerated}|${f.role}|${f.confidence}|${f.reviewStatus}|${reviews.version}`;
