@@ -11,8 +11,10 @@
  *     <dataset>/packs/<n>.ndjson records in list order, PACK_SIZE per file, one JSON per line
  *     <dataset>/keys/<b>.json    id/alias → ordinal, hash-bucketed (KEYS_PER_BUCKET per file)
  *     <dataset>/filters/<param>.json  filter value → ordinals
- *     <dataset>/search.json      serialized minisearch index (document id = ordinal);
- *                                search.<n>.json further shards of SEARCH_SHARD_SIZE records
+ *     <dataset>/search.bin       search index in binary form (pipeline/search-binary.ts;
+ *                                document id = ordinal); search.<n>.bin further shards of
+ *                                SEARCH_SHARD_SIZE records. Releases built before it have
+ *                                search.json (serialized minisearch) or search/<n>.<b>.json parts
  *     <dataset>/columns/<field>.json  a field's values in list order, for bound/geo/expiry filters
  *     <dataset>/terms/<prefix>.json   streamed datasets' word index instead of search.json
  *     docs/index.html, docs/<asset>.<hash>.<ext>  the docs page (pipeline/docs.ts)
@@ -77,6 +79,8 @@ export const keyBucketPath = (ds: string, b: number) => `${ds}/keys/${b}.json`;
 export const filterPath = (ds: string, param: string) => `${ds}/filters/${param}.json`;
 /** Search index shard n (one per SEARCH_SHARD_SIZE records; most datasets have only shard 0). */
 export const searchPath = (ds: string, n = 0) => (n ? `${ds}/search.${n}.json` : `${ds}/search.json`);
+/** Search index shard n in binary form (pipeline/search-binary.ts), what builds write now. */
+export const searchBinaryPath = (ds: string, n = 0) => (n ? `${ds}/search.${n}.bin` : `${ds}/search.bin`);
 /** Part b of search shard n, when the shard's index is split by word (pipeline/search-parts.ts). */
 export const searchPartPath = (ds: string, n: number, b: number) => `${ds}/search/${n}.${b}.json`;
 /** Streamed datasets' word index: words starting with `prefix` → ordinals (term-index.ts). */
@@ -88,7 +92,7 @@ export const columnPath = (ds: string, field: string) => `${ds}/columns/${field}
 export function isDatasetFile(ds: string, rel: string): boolean {
   if (!rel.startsWith(`${ds}/`)) return false;
   const rest = rel.slice(ds.length + 1);
-  return /^search(\.\d+)?\.json$/.test(rest) || /^(packs|keys|filters|columns|terms|search)\/[^/]+$/.test(rest);
+  return /^search(\.\d+)?\.(json|bin)$/.test(rest) || /^(packs|keys|filters|columns|terms|search)\/[^/]+$/.test(rest);
 }
 
 /**

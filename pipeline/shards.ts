@@ -13,11 +13,11 @@ import { createHash } from 'node:crypto';
 import { KeySpill, memoryKeyMap } from './key-spill.ts';
 import { TermSpill, joinApostrophes } from './term-index.ts';
 import { STEM_FIELD, stemsOf } from './stemming.ts';
-import { partCount, splitIndex } from './search-parts.ts';
+import { encodeIndex } from './search-binary.ts';
 import MiniSearch from 'minisearch';
 import type { DatasetSource, RawInputs } from '../sources/contract.ts';
 import {
-  PACK_SIZE, SEARCH_SHARD_SIZE, bucketCount, bucketOf, columnPath, filterPath, keyBucketPath, packPath, searchPartPath, searchPath, termsPath,
+  PACK_SIZE, SEARCH_SHARD_SIZE, bucketCount, bucketOf, columnPath, filterPath, keyBucketPath, packPath, searchBinaryPath, termsPath,
 } from './paths.ts';
 
 export interface OutFile {
@@ -48,8 +48,10 @@ export interface DatasetInfo {
   geo?: { lat: string; lon: string };
   expires_field?: string;
   search_shards?: number;
-  /** Parts per search shard when an index is split by word (pipeline/search-parts.ts); absent: one file each. */
+  /** Parts per search shard when an index is split by word (pipeline/search-parts.ts); absent: one file each. Releases before search_format. */
   search_parts?: number[];
+  /** 'binary': one search.bin per shard (pipeline/search-binary.ts); absent: the JSON index files of earlier releases. */
+  search_format?: 'binary';
   /** 'terms': a word index by prefix (term-index.ts) instead of minisearch; streamed datasets. */
   search_kind?: 'terms';
   search_fields: string[];
@@ -149,7 +151,6 @@ export class DatasetGenerator<R extends { id: string }> {
   private shard: MiniSearch | null = null;
   private shards = 0;
   /** Parts per search shard (1: one file). */
-  private readonly searchParts: number[] = [];
   /** Fields whose stems go into STEM_FIELD (pipeline/stem-fields.ts); empty: none. */
   private readonly stem: string[];
 
@@ -190,13 +191,7 @@ export class DatasetGenerator<R extends { id: string }> {
 
   private flushShard() {
     if (!this.shard) return;
-    const js = this.shard.toJSON();
-    const whole = JSON.stringify(js);
-    const parts = partCount(whole.length);
-    const n = this.shards++;
-    if (parts === 1) this.out(searchPath(this.source.id, n), Buffer.from(whole));
-    else splitIndex(js, parts).forEach((text, b) => this.out(searchPartPath(this.source.id, n, b), Buffer.from(text)));
-    this.searchParts.push(parts);
+    this.out(searchBinaryPath(this.source.id, this.shards++), encodeIndex(this.shard));
     this.shard = null;
   }
 
@@ -327,7 +322,7 @@ export class DatasetGenerator<R extends { id: string }> {
       ...(s.expires ? { expires_field: s.expires.field } : {}),
       search_fields: s.search.fields,
       ...(this.shards > 1 ? { search_shards: this.shards } : {}),
-      ...(this.searchParts.some((p) => p > 1) ? { search_parts: this.searchParts } : {}),
+      ...(prefixes === undefined ? { search_format: 'binary' as const } : {}),
       ...(prefixes !== undefined ? { search_kind: 'terms' as const } : {}),
       ...(s.search.boost ? { search_boost: s.search.boost } : {}),
       ...(s.search.rank ? { search_rank: s.search.rank } : {}),

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../server/cli/build.ts';
 import { fetchAll } from '../pipeline/fetch.ts';
 import { fetchLive } from '../pipeline/fetch-live.ts';
-import { cachedLocation, fetchRecordPath, releaseDir, searchPath, termsPath } from '../pipeline/paths.ts';
+import { cachedLocation, fetchRecordPath, releaseDir, searchBinaryPath, termsPath } from '../pipeline/paths.ts';
 import { readCurrent } from '../pipeline/writer.ts';
 import { FEED_URL, FEED_VARIANT, MIRROR, feed, streamed } from './fixtures/live-source.ts';
 import { fakeUpstream, quiet, startServer, type Running } from './helpers.ts';
@@ -232,7 +232,7 @@ describe('a sharded search index', () => {
     await fetchLive(feed.inputs.events as any, env);
     const { dist } = await build({ env, sources: [feed], log: quiet });
     const rel = releaseDir(dist, readCurrent(dist)!);
-    expect(existsSync(path.join(rel, searchPath('feed', 1)))).toBe(true);
+    expect(existsSync(path.join(rel, searchBinaryPath('feed', 1)))).toBe(true);
     const srv = await startServer(dist, undefined, [feed]);
     try {
       const res = await fetch(`${srv.base}/apis/feed/search?q=fiji`, { headers: { 'x-service-key': srv.key() } });
@@ -253,7 +253,7 @@ describe('a streamed dataset', () => {
     const { reports, dist } = await build({ env, sources: [streamed], log: quiet });
     expect(reports[0]).toMatchObject({ status: 'built', records: 4 });
     const rel = releaseDir(dist, readCurrent(dist)!);
-    expect(existsSync(path.join(rel, searchPath('feed-streamed')))).toBe(false);
+    expect(existsSync(path.join(rel, searchBinaryPath('feed-streamed')))).toBe(false);
     expect(JSON.parse(readFileSync(path.join(rel, termsPath('feed-streamed', 'fi')), 'utf8'))).toEqual([['fiji', [2, 3]]]);
     const srv = await startServer(dist, undefined, [streamed]);
     try {

@@ -37,23 +37,24 @@ describe('search indexes in the shard cache', () => {
   const dist = inject('sharedDist');
   const searchable = () => {
     const r = fsRelease(dist);
-    // Whole indexes: split ones (pipeline/search-parts.ts) load their parts on first use.
-    return [...r.datasets.values()].filter((d) => d.search_fields?.length && d.search_kind !== 'terms' && (d.search_parts?.[0] ?? 1) === 1);
+    // One binary file per shard (pipeline/search-binary.ts), all warmed while they fit.
+    return [...r.datasets.values()].filter((d) => d.search_fields?.length && d.search_kind !== 'terms');
   };
 
-  it('counts a loaded index at its heap estimate, never caches its JSON text, and warms only the whole indexes that fit', async () => {
+  it('counts a loaded index at its file size, caches nothing else, and warms only the indexes that fit', async () => {
     // Budget: room for the largest index and a little more, so warming must skip some.
     const probe = fsRelease(dist, 2 ** 40);
     await probe.warmSearch();
     const sizes = searchable().map((d) => probe.cacheStats().entries.find((e) => e.key === `s:${d.id}:0`)!.size);
     expect(sizes.length).toBeGreaterThan(3);
-    // Every entry of the unbounded warm-up is an index, counted by indexHeapBytes (which is
-    // well above the JSON's 4x for the term-heavy ones), and no JSON text is cached.
+    // Every entry of the unbounded warm-up is an index, counted by indexHeapBytes: a binary
+    // index holds its file's bytes (and a few objects), nothing else is cached.
     expect(probe.cacheStats().entries.every((e) => /^s:[^:]+:\d+$/.test(e.key))).toBe(true);
     for (const d of searchable()) {
-      const json = probe.entry(`${d.id}/search.json`)!.size;
+      const file = probe.entry(`${d.id}/search.bin`)!.size;
       const held = probe.cacheStats().entries.find((e) => e.key === `s:${d.id}:0`)!.size;
-      expect(held).toBeGreaterThanOrEqual(4.5 * json);
+      expect(held).toBeGreaterThanOrEqual(file);
+      expect(held).toBeLessThan(file + 64 * 1024);
     }
     const budget = Math.max(...sizes) + Math.min(...sizes);
     const small = fsRelease(dist, budget);

@@ -9,7 +9,7 @@
  * indexHeapBytes.
  */
 import MiniSearch, { type SearchOptions } from 'minisearch';
-import { searchPartPath, searchPath, termsPath } from '../../pipeline/paths.ts';
+import { searchBinaryPath, searchPartPath, searchPath, termsPath } from '../../pipeline/paths.ts';
 import { partOf } from '../../pipeline/search-parts.ts';
 import { searchOptions, type DatasetInfo } from '../../pipeline/shards.ts';
 import { postings, searchWords, termPrefix, termSearchAny, termSearchBounded, type TermShard } from '../../pipeline/term-index.ts';
@@ -20,6 +20,7 @@ import {
 import { indexEntries, keepTypoPrefix, loadIndexSliced, matchRanked, searchSplit, termCountOf } from './search-index.ts';
 import { stemWord } from '../../pipeline/stemming.ts';
 import { moreTiers, type Tiers } from './match-tiers.ts';
+import { binaryIndexBytes, openBinaryIndex } from './binary-index.ts';
 
 /**
  * What a loaded minisearch index holds on the V8 heap. Measured with --expose-gc on 15
@@ -29,6 +30,8 @@ import { moreTiers, type Tiers } from './match-tiers.ts';
  * at 40 % of what they hold, so the cache held far more than ALMANAC_CACHE_MB.
  */
 export const indexHeapBytes = (ms: MiniSearch, jsonLength: number) =>
+  // A binary index holds its file's bytes (binary-index.ts) and a few objects.
+  binaryIndexBytes(ms) !== undefined ? binaryIndexBytes(ms)! + 4096 :
   // The documents it holds, not documentCount: a part of a split index keeps the whole
   // shard's count for scoring but holds only the documents its words name. The terms as
   // counted while loading (minisearch's termCount walks the whole tree).
@@ -100,8 +103,8 @@ export class ReleaseSearch {
    * share the event loop with requests, search/turns.ts).
    */
   async warmSearch(): Promise<void> {
-    // Whole (unsplit) indexes only: they are under PART_BYTES of JSON and load in
-    // milliseconds; a split index's parts load on first use in about as long.
+    // Binary and whole (unsplit) JSON indexes: they load in milliseconds; a split JSON
+    // index's parts load on first use in about as long.
     const all = [...this.r.datasets.values()]
       .filter((info) => info.search_fields?.length && info.search_kind !== 'terms')
       .flatMap((info) => Array.from({ length: info.search_shards ?? 1 }, (_, n) => ({ info, file: this.indexFile(info, n) })))
@@ -112,12 +115,14 @@ export class ReleaseSearch {
       // MIN_HEAP_RATIO first: an index that cannot fit is not loaded at all; one that
       // turns out larger than the room left is loaded and dropped, never evicting those
       // warmed before it.
-      if (size && this.r.cache.bytes + size * MIN_HEAP_RATIO <= this.r.budget) await this.loadIndex(info, file, true);
+      const ratio = file.binary ? 1 : MIN_HEAP_RATIO;
+      if (size && this.r.cache.bytes + size * ratio <= this.r.budget) await this.loadIndex(info, file, true);
     }
   }
 
-  /** Shard n's index file for `word`: its part when the shard is split, else the whole file. */
+  /** Shard n's index file for `word`: its binary file, its part when a JSON shard is split, else the whole file. */
   private indexFile(info: DatasetInfo, n: number, word = '') {
+    if (info.search_format === 'binary') return { key: `s:${info.id}:${n}`, rel: searchBinaryPath(info.id, n), part: false, binary: true };
     const parts = info.search_parts?.[n] ?? 1;
     if (parts <= 1) return { key: `s:${info.id}:${n}`, rel: searchPath(info.id, n), part: false };
     const b = partOf(word, parts);
@@ -125,18 +130,19 @@ export class ReleaseSearch {
   }
 
   /** An index file as a loaded MiniSearch: from the cache, else read and loaded in time slices (and cached). */
-  private async loadIndex(info: DatasetInfo, file: { key: string; rel: string }, onlyIfRoom = false): Promise<MiniSearch> {
+  private async loadIndex(info: DatasetInfo, file: { key: string; rel: string; binary?: boolean }, onlyIfRoom = false): Promise<MiniSearch> {
     const { key } = file;
     const hit = this.r.cache.get(key) as MiniSearch | undefined;
     if (hit !== undefined) return hit;
     let p = this.loading.get(key);
     if (!p) {
       p = (async () => {
-        // Read past the cache: the JSON text is only needed to build the index, and
-        // cached it held as much again as the index file's size.
-        const text = (await this.r.read(file.rel)).toString('utf8');
-        const ms = keepTypoPrefix(await loadIndexSliced(text, searchOptions(info.search_fields, info.search_rank, info.search_tuning?.stopWords)));
-        const bytes = indexHeapBytes(ms, text.length);
+        // Read past the cache: the index holds what it needs of the file (all of a binary
+        // file; none of a JSON text, which cached held as much again as the index).
+        const options = searchOptions(info.search_fields, info.search_rank, info.search_tuning?.stopWords);
+        const buf = await this.r.read(file.rel);
+        const ms = file.binary ? openBinaryIndex(buf, options) : keepTypoPrefix(await loadIndexSliced(buf.toString('utf8'), options));
+        const bytes = indexHeapBytes(ms, buf.length);
         if (!onlyIfRoom || this.r.cache.bytes + bytes <= this.r.budget) this.r.cache.set(key, ms, bytes);
         return ms;
       })().finally(() => this.loading.delete(key));

@@ -1,0 +1,254 @@
+/**
+ * A binary search index (pipeline/search-binary.ts) opened as a MiniSearch whose maps are
+ * views over the file's bytes: minisearch's own search and scoring run unchanged, and
+ * what they read (`_index`, `_documentIds`, `_fieldLength`, `_storedFields`) is answered
+ * from typed arrays, a word's postings decoded when it is looked up. Opening costs the
+ * header's JSON.parse; memory is the file's bytes (a Buffer, outside the V8 heap) plus
+ * the postings of the words being searched.
+ *
+ * minisearch does not export these internals as API (pinned 7.2.0, like
+ * search-index.ts); test/search-binary.test.ts checks every query against the JSON index.
+ */
+import MiniSearch from 'minisearch';
+import { LITTLE_ENDIAN, MAGIC, type BinaryHeader } from '../../pipeline/search-binary.ts';
+import { typoKeepsPrefix } from '../../pipeline/search-parts.ts';
+
+type LoadOptions = ConstructorParameters<typeof MiniSearch>[0];
+
+/** One field's postings of a word, in ascending document order; minisearch reads it as a Map (keys, get, size). */
+export class Postings {
+  private at = 0;
+  constructor(readonly ids: Int32Array, readonly tfs: Uint32Array) {}
+  get size() { return this.ids.length; }
+  keys() { return this.ids.values(); }
+  has(id: number) { return this.find(id) >= 0; }
+  get(id: number) {
+    const k = this.find(id);
+    return k < 0 ? undefined : this.tfs[k];
+  }
+  *entries(): IterableIterator<[number, number]> { for (let k = 0; k < this.ids.length; k++) yield [this.ids[k], this.tfs[k]]; }
+  values() { return this.tfs.values(); }
+  [Symbol.iterator]() { return this.entries(); }
+  /** minisearch asks for the ids in the order keys() gave them: try the next one before searching. */
+  private find(id: number): number {
+    const ids = this.ids;
+    if (ids[this.at] === id) return this.at;
+    if (ids[this.at + 1] === id) return ++this.at;
+    let lo = 0, hi = ids.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (ids[mid] < id) lo = mid + 1;
+      else if (ids[mid] > id) hi = mid - 1;
+      else return (this.at = mid);
+    }
+    return -1;
+  }
+}
+
+type TermData = Map<number, Postings>;
+
+/** The term dictionary and postings: what minisearch's radix tree answers (get, atPrefix, fuzzyGet, size). */
+class TermTable {
+  constructor(private readonly off: Uint32Array, private readonly chars: Uint16Array, private readonly rank: Uint32Array, private readonly postOff: Uint32Array, private readonly post: Uint8Array) {}
+
+  get size() { return this.rank.length; }
+
+  /** The k-th term (in sorted order) compared with `s` (of length n): <0, 0 or >0, JS string order. */
+  private cmp(k: number, s: string, n: number): number {
+    const a = this.off[k], len = this.off[k + 1] - a;
+    const m = Math.min(len, n);
+    for (let i = 0; i < m; i++) {
+      const d = this.chars[a + i] - s.charCodeAt(i);
+      if (d) return d;
+    }
+    return len - n;
+  }
+
+  /** The first term not below `s`. */
+  private lower(s: string): number {
+    let lo = 0, hi = this.rank.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.cmp(mid, s, s.length) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** The sorted range of terms starting with `p`. */
+  private range(p: string): [number, number] {
+    // Terms starting with p follow p itself in sorted order: the range ends where they stop.
+    const lo = this.lower(p);
+    let a = lo, b = this.rank.length;
+    while (a < b) {
+      const mid = (a + b) >>> 1;
+      if (this.startsWith(mid, p)) a = mid + 1;
+      else b = mid;
+    }
+    return [lo, a];
+  }
+
+  private startsWith(k: number, p: string): boolean {
+    const a = this.off[k];
+    if (this.off[k + 1] - a < p.length) return false;
+    for (let i = 0; i < p.length; i++) if (this.chars[a + i] !== p.charCodeAt(i)) return false;
+    return true;
+  }
+
+  term(k: number): string {
+    return String.fromCharCode(...this.chars.subarray(this.off[k], this.off[k + 1]));
+  }
+
+  data(k: number): TermData {
+    const post = this.post;
+    let i = this.postOff[k];
+    const next = () => {
+      let v = 0, mul = 1, b: number;
+      do {
+        b = post[i++];
+        v += (b & 0x7f) * mul;
+        mul *= 128;
+      } while (b & 0x80);
+      return v;
+    };
+    const out: TermData = new Map();
+    for (let f = next(); f > 0; f--) {
+      const field = next(), count = next();
+      const ids = new Int32Array(count), tfs = new Uint32Array(count);
+      for (let d = 0, id = 0; d < count; d++) {
+        id += next();
+        ids[d] = id;
+        tfs[d] = next();
+      }
+      out.set(field, new Postings(ids, tfs));
+    }
+    return out;
+  }
+
+  get(term: string): TermData | undefined {
+    const k = this.lower(term);
+    return k < this.rank.length && this.cmp(k, term, term.length) === 0 ? this.data(k) : undefined;
+  }
+
+  has(term: string): boolean {
+    const k = this.lower(term);
+    return k < this.rank.length && this.cmp(k, term, term.length) === 0;
+  }
+
+  /** Terms starting with `p`, in the radix tree's order, postings decoded as they are reached. */
+  *atPrefix(p: string): Generator<[string, TermData]> {
+    for (const k of this.byRank(...this.range(p))) yield [this.term(k), this.data(k)];
+  }
+
+  /**
+   * Terms within `max` edits of `w` (Levenshtein over UTF-16 code units, as minisearch's
+   * fuzzyGet) that keep its first letters (the typo rule, search-parts.ts), in the order
+   * minisearch's fuzzy search finds them, with their distance.
+   */
+  fuzzyGet(w: string, max: number): Map<string, [TermData, number]> {
+    const out = new Map<string, [TermData, number]>();
+    const key = [...w].slice(0, 2).join('');
+    const [lo, hi] = this.range(key);
+    const found: number[] = [];
+    const dist = new Map<number, number>();
+    for (let k = lo; k < hi; k++) {
+      const n = this.off[k + 1] - this.off[k];
+      if (Math.abs(n - w.length) > max) continue;
+      const t = this.term(k);
+      if (!typoKeepsPrefix(w, t)) continue;
+      const d = editsWithin(w, t, max);
+      if (d <= max) found.push(k), dist.set(k, d);
+    }
+    // minisearch's fuzzy search walks the tree's children first to last, its iterator last to first.
+    for (const k of this.byRank(0, 0, found).reverse()) out.set(this.term(k), [this.data(k), dist.get(k)!]);
+    return out;
+  }
+
+  /** Sorted positions lo..hi (or `list`) in the radix tree's iteration order. */
+  private byRank(lo: number, hi: number, list?: number[]): number[] {
+    const ks = list ?? Array.from({ length: hi - lo }, (_, i) => lo + i);
+    return ks.sort((a, b) => this.rank[a] - this.rank[b]);
+  }
+
+  *keys(): Generator<string> { for (const k of this.byRank(0, this.rank.length)) yield this.term(k); }
+  *[Symbol.iterator](): Generator<[string, TermData]> { for (const k of this.byRank(0, this.rank.length)) yield [this.term(k), this.data(k)]; }
+}
+
+/** Levenshtein distance of a and b when at most `max`, else max + 1 (banded). */
+function editsWithin(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min(prev[j - 1] + (a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1), prev[j] + 1, row[j - 1] + 1);
+      row.push(v);
+      if (v < best) best = v;
+    }
+    if (best > max) return max + 1;
+    prev = row;
+  }
+  return Math.min(prev[b.length], max + 1);
+}
+
+/** Document short id → ordinal, as minisearch's `_documentIds` Map (has, get, size, iteration). */
+export class DocumentIds {
+  readonly size: number;
+  constructor(readonly ord: Int32Array) {
+    let n = 0;
+    for (let i = 0; i < ord.length; i++) if (ord[i] >= 0) n++;
+    this.size = n;
+  }
+  has(id: number) { return id >= 0 && id < this.ord.length && this.ord[id] >= 0; }
+  get(id: number) { return this.has(id) ? this.ord[id] : undefined; }
+  *entries(): Generator<[number, number]> { for (let i = 0; i < this.ord.length; i++) if (this.ord[i] >= 0) yield [i, this.ord[i]]; }
+  *keys(): Generator<number> { for (const [i] of this.entries()) yield i; }
+  *values(): Generator<number> { for (const [, o] of this.entries()) yield o; }
+  [Symbol.iterator]() { return this.entries(); }
+}
+
+/** The header and section views of a binary index file; throws on a file of another form. */
+function sections(buf: Uint8Array) {
+  if (!LITTLE_ENDIAN) throw new Error('search index: the binary form needs a little-endian machine');
+  if (buf.length < MAGIC.length + 4 || new TextDecoder().decode(buf.subarray(0, MAGIC.length)) !== MAGIC) throw new Error('search index: not a binary index file');
+  // Typed-array views need the file's bytes aligned to 8 (a pooled Buffer may not be).
+  const bytes = buf.byteOffset % 8 ? Uint8Array.from(buf) : buf;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const hlen = view.getUint32(MAGIC.length, true);
+  const h = JSON.parse(new TextDecoder().decode(bytes.subarray(MAGIC.length + 4, MAGIC.length + 4 + hlen))) as BinaryHeader;
+  const at = <T>(name: keyof BinaryHeader['sections'], Kind: { new (b: ArrayBuffer, o: number, n: number): T; BYTES_PER_ELEMENT: number }) => {
+    const [o, l] = h.sections[name];
+    if (o + l > bytes.byteLength) throw new Error(`search index: section ${name} runs past the file's end`);
+    return new Kind(bytes.buffer as ArrayBuffer, bytes.byteOffset + o, l / Kind.BYTES_PER_ELEMENT);
+  };
+  return { h, at };
+}
+
+/** A binary index file as a MiniSearch searching it in place (the options the index was built with). */
+export function openBinaryIndex(buf: Uint8Array, options: LoadOptions): MiniSearch {
+  const { h, at } = sections(buf);
+  const ms = (MiniSearch as unknown as { loadJS(js: unknown, o: LoadOptions): MiniSearch }).loadJS({
+    documentCount: h.documentCount, nextId: h.nextId, documentIds: {}, fieldIds: h.fieldIds, fieldLength: {},
+    averageFieldLength: h.averageFieldLength, storedFields: {}, dirtCount: h.dirtCount, index: [], serializationVersion: 2,
+  }, options);
+  const fields = Object.keys(h.fieldIds).length;
+  const len = h.lengthBytes === 2 ? at('len', Uint16Array) : at('len', Uint32Array);
+  // minisearch reads fieldLength.get(id)[fieldId] at once: one row array, refilled per call.
+  const row: number[] = new Array(fields).fill(0);
+  const fieldLength = { get: (id: number) => { for (let f = 0; f < fields; f++) row[f] = len[id * fields + f]; return row; }, has: (id: number) => documentIds.has(id) };
+  const documentIds = new DocumentIds(at('ord', Int32Array));
+  const rank = h.rank ? at('rank', Float64Array) : null;
+  const storedFields = { get: (id: number) => (rank && !Number.isNaN(rank[id]) ? { __rank: rank[id] } : undefined), has: (id: number) => !!rank && !Number.isNaN(rank[id]) };
+  const index = new TermTable(at('termOff', Uint32Array), at('termChars', Uint16Array), at('termRank', Uint32Array), at('postOff', Uint32Array), at('post', Uint8Array));
+  Object.assign(ms, { _documentIds: documentIds, _idToShortId: new Map(), _fieldLength: fieldLength, _storedFields: storedFields, _index: index });
+  binaryBytes.set(ms, bytes(buf));
+  return ms;
+}
+
+const bytes = (b: Uint8Array) => b.byteLength;
+const binaryBytes = new WeakMap<MiniSearch, number>();
+/** The file size of an index opened here (what it holds), undefined for a JSON-loaded one. */
+export const binaryIndexBytes = (ms: MiniSearch) => binaryBytes.get(ms);
+/** Whether a file is a binary index (by its first bytes). */
+export const isBinaryIndex = (buf: Uint8Array) => buf.length >= MAGIC.length && new TextDecoder().decode(buf.subarray(0, MAGIC.length)) === MAGIC;
