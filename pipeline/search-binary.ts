@@ -19,8 +19,10 @@
  *                                 iterates it once loaded from JSON (see below)
  *   postOff   Uint32[T+1]         each term's start in post
  *   post      Uint8[]             per term: fields, then per field (ascending id): field id,
- *                                 count, and per document (ascending) the id's delta and the
- *                                 term frequency, all as unsigned LEB128 varints
+ *                                 count, the byte length of its pairs, and per document
+ *                                 (ascending) the id's delta and the term frequency, all as
+ *                                 unsigned LEB128 varints (the length lets a reader count a
+ *                                 word's postings, as the cost bound does, without decoding them)
  *
  * Why termRank: minisearch sums a word's prefix and typo matches in its tree's iteration
  * order, and breaks score ties by the order documents were first met; reading the
@@ -29,7 +31,7 @@
  */
 import type MiniSearch from 'minisearch';
 
-export const MAGIC = 'ALMSIX01';
+export const MAGIC = 'ALMSIX02';
 /** Whether this machine holds typed arrays little-endian (every platform Node and workerd run on today). */
 export const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
@@ -61,15 +63,22 @@ type Internals = {
 
 /** A growable byte buffer of LEB128 varints. */
 class Bytes {
-  buf = Buffer.alloc(1 << 16);
+  buf = Buffer.alloc(256);
   n = 0;
+  private room(k: number) {
+    if (this.n + k <= this.buf.length) return;
+    const next = Buffer.alloc(Math.max(this.buf.length * 2, this.n + k));
+    this.buf.copy(next, 0, 0, this.n);
+    this.buf = next;
+  }
+  bytes(b: Uint8Array) {
+    this.room(b.length);
+    this.buf.set(b, this.n);
+    this.n += b.length;
+  }
   varint(v: number) {
     if (!Number.isInteger(v) || v < 0) throw new Error(`search index: ${v} is not a non-negative integer`);
-    if (this.n + 10 > this.buf.length) {
-      const next = Buffer.alloc(this.buf.length * 2);
-      this.buf.copy(next, 0, 0, this.n);
-      this.buf = next;
-    }
+    this.room(10);
     while (v >= 0x80) {
       this.buf[this.n++] = (v % 0x80) | 0x80;
       v = Math.floor(v / 0x80);
@@ -139,14 +148,17 @@ export function encodeIndex(ms: MiniSearch): Buffer {
     post.varint(fields.length);
     for (const f of fields) {
       const docs = [...data.get(f)!].sort((a, b) => a[0] - b[0]);
-      post.varint(f);
-      post.varint(docs.length);
+      const pairs = new Bytes();
       let last = 0;
       for (const [id, tf] of docs) {
-        post.varint(id - last);
-        post.varint(tf);
+        pairs.varint(id - last);
+        pairs.varint(tf);
         last = id;
       }
+      post.varint(f);
+      post.varint(docs.length);
+      post.varint(pairs.n);
+      post.bytes(pairs.buf.subarray(0, pairs.n));
     }
   });
   postOff[built.length] = post.n;

@@ -10,6 +10,7 @@ import { searchOptions, searchTokenize } from '../pipeline/shards.ts';
 import { searchWords } from '../pipeline/term-index.ts';
 import { parseQuery } from '../server/http/query.ts';
 import { ROUTES } from '../server/api/routes.ts';
+import fc from 'fast-check';
 import { phraseFirst } from '../server/search/search-bounds.ts';
 import { SOURCES } from '../sources/index.ts';
 import { OpenApiChecker } from './openapi-check.ts';
@@ -169,6 +170,30 @@ describe('search: punctuation and word order', () => {
     // The reordering itself: phrase at the start, phrase inside, words only; scored order kept within each.
     const texts = ['the beginning was in it', 'and in the beginning', 'in the beginning God', 'in the end'];
     expect(phraseFirst([0, 1, 2, 3], (o) => texts[o], 'In the beginning')).toEqual([2, 1, 0, 3]);
+  });
+  it('orders by phrase exactly as the case-insensitive pattern it replaced (random texts and queries)', () => {
+    // The earlier rule, kept here as the reference: one pattern per query.
+    const reference = (ordinals: number[], text: (o: number) => string, q: string) => {
+      const words = searchTokenize(q);
+      if (words.length < 2) return ordinals;
+      const esc = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const re = new RegExp(`(?<![\\p{L}\\p{N}])${words.map(esc).join('[^\\p{L}\\p{N}]+')}(?![\\p{L}\\p{N}])`, 'iu');
+      const group = (o: number) => {
+        const t = text(o).replace(/['’ʼ‘`´]/g, '');
+        const m = re.exec(t);
+        return !m ? 2 : /^[^\p{L}\p{N}]*$/u.test(t.slice(0, m.index)) ? 0 : 1;
+      };
+      return ordinals.map((o, i) => [o, i, group(o)]).sort((a, b) => a[2] - b[2] || a[1] - b[1]).map(([o]) => o);
+    };
+    const word = fc.stringMatching(/^[a-zA-Z0-9éÉß]{1,4}$/);
+    const sep = fc.constantFrom(' ', ', ', '. ', ' - ', "'", '’', '  ', '$', '(', ')');
+    const text = fc.array(fc.tuple(word, sep), { minLength: 1, maxLength: 12 }).map((xs) => xs.map(([w, s]) => w + s).join(''));
+    fc.assert(fc.property(fc.array(text, { minLength: 2, maxLength: 8 }), fc.nat(), fc.boolean(), (texts, pick, own) => {
+      const source = searchTokenize(texts[pick % texts.length]);
+      const q = own && source.length >= 2 ? source.slice(pick % source.length, (pick % source.length) + 3).join(' ').toUpperCase() : searchTokenize(texts.join(' ')).slice(0, 2).join(' ');
+      const ordinals = texts.map((_, i) => i);
+      expect(phraseFirst(ordinals, (o) => texts[o], q)).toEqual(reference(ordinals, (o) => texts[o], q));
+    }), { numRuns: 500, seed: 2711 });
   });
   it("finds St. John's (Newfoundland) as St Johns does", async () => {
     const a = await ok("/apis/geography/places/search?q=St.%20John's&country=CA&limit=5");

@@ -15,18 +15,41 @@ import { typoKeepsPrefix } from '../../pipeline/search-parts.ts';
 
 type LoadOptions = ConstructorParameters<typeof MiniSearch>[0];
 
-/** One field's postings of a word, in ascending document order; minisearch reads it as a Map (keys, get, size). */
+/**
+ * One field's postings of a word, in ascending document order; minisearch reads it as a
+ * Map (keys, get, size). Decoded on first read: counting a word's postings (the cost
+ * bound, search-index.ts indexEntries) reads only `size`.
+ */
 export class Postings {
   private at = 0;
-  constructor(readonly ids: Int32Array, readonly tfs: Uint32Array) {}
-  get size() { return this.ids.length; }
+  private ids_: Int32Array | null = null;
+  private tfs_: Uint32Array | null = null;
+  constructor(private readonly post: Uint8Array, private readonly start: number, readonly size: number) {}
+  private decode() {
+    const post = this.post;
+    let i = this.start;
+    const ids = new Int32Array(this.size), tfs = new Uint32Array(this.size);
+    for (let d = 0, id = 0; d < this.size; d++) {
+      let v = 0, mul = 1, b: number;
+      do { b = post[i++]; v += (b & 0x7f) * mul; mul *= 128; } while (b & 0x80);
+      id += v;
+      ids[d] = id;
+      v = 0, mul = 1;
+      do { b = post[i++]; v += (b & 0x7f) * mul; mul *= 128; } while (b & 0x80);
+      tfs[d] = v;
+    }
+    this.ids_ = ids;
+    this.tfs_ = tfs;
+  }
+  get ids(): Int32Array { if (!this.ids_) this.decode(); return this.ids_!; }
+  get tfs(): Uint32Array { if (!this.tfs_) this.decode(); return this.tfs_!; }
   keys() { return this.ids.values(); }
   has(id: number) { return this.find(id) >= 0; }
   get(id: number) {
     const k = this.find(id);
     return k < 0 ? undefined : this.tfs[k];
   }
-  *entries(): IterableIterator<[number, number]> { for (let k = 0; k < this.ids.length; k++) yield [this.ids[k], this.tfs[k]]; }
+  *entries(): IterableIterator<[number, number]> { const { ids, tfs } = this; for (let k = 0; k < ids.length; k++) yield [ids[k], tfs[k]]; }
   values() { return this.tfs.values(); }
   [Symbol.iterator]() { return this.entries(); }
   /** minisearch asks for the ids in the order keys() gave them: try the next one before searching. */
@@ -113,14 +136,9 @@ class TermTable {
     };
     const out: TermData = new Map();
     for (let f = next(); f > 0; f--) {
-      const field = next(), count = next();
-      const ids = new Int32Array(count), tfs = new Uint32Array(count);
-      for (let d = 0, id = 0; d < count; d++) {
-        id += next();
-        ids[d] = id;
-        tfs[d] = next();
-      }
-      out.set(field, new Postings(ids, tfs));
+      const field = next(), count = next(), bytes = next();
+      out.set(field, new Postings(post, i, count));
+      i += bytes;
     }
     return out;
   }
