@@ -79,7 +79,8 @@ export async function columnPredicate(release: Release, info: DatasetInfo, query
     if (!f.compare || raw === undefined) continue;
     const bound = boundValue(f, String(raw));
     const col = await release.column(info.id, f.field);
-    tests.push(f.compare.op === 'min' ? (o) => col[o] !== null && col[o]! >= bound : (o) => col[o] !== null && col[o]! <= bound);
+    // A record without the value (NaN) passes neither bound.
+    tests.push(f.compare.op === 'min' ? (o) => col[o] >= bound : (o) => col[o] <= bound);
   }
   if (info.geo) {
     const la = await release.column(info.id, info.geo.lat);
@@ -90,7 +91,7 @@ export async function columnPredicate(release: Release, info: DatasetInfo, query
       lon('bbox', raw, w); lon('bbox', raw, e); lat('bbox', raw, s); lat('bbox', raw, n);
       if (s > n) throw bad('bbox', raw, 'has minLat above maxLat');
       const inLon = w <= e ? (x: number) => x >= w && x <= e : (x: number) => x >= w || x <= e;
-      tests.push((o) => la[o] !== null && lo[o] !== null && la[o]! >= s && la[o]! <= n && inLon(lo[o]!));
+      tests.push((o) => la[o] >= s && la[o] <= n && inLon(lo[o]));
     }
     if (query.radius_km !== undefined && query.near === undefined) throw bad('radius_km', String(query.radius_km), "needs 'near'");
     if (query.near !== undefined) {
@@ -100,12 +101,13 @@ export async function columnPredicate(release: Release, info: DatasetInfo, query
       const rRaw = query.radius_km === undefined ? String(DEFAULT_RADIUS_KM) : String(query.radius_km);
       const [radius] = numbers('radius_km', rRaw, 1);
       if (!(radius > 0 && radius <= MAX_RADIUS_KM)) throw bad('radius_km', rRaw, `must be above 0 and at most ${MAX_RADIUS_KM}`);
-      tests.push((o) => la[o] !== null && lo[o] !== null && distanceKm(cLat, cLon, la[o]!, lo[o]!) <= radius);
+      tests.push((o) => distanceKm(cLat, cLon, la[o], lo[o]) <= radius);
     }
   }
   if (info.expires_field && query.include_expired !== 'true') {
     const ex = await release.column(info.id, info.expires_field);
-    tests.push((o) => ex[o] === null || ex[o]! >= now);
+    // No expiry (NaN): never expired.
+    tests.push((o) => !(ex[o] < now));
   }
   if (!tests.length) return null;
   return (o) => tests.every((t) => t(o));

@@ -232,7 +232,7 @@ export const get = (ds: string, ambiguousIds?: string): Handler => async (ctx) =
   const now = Date.now();
   // An expired record (a cancelled or lapsed alert) is still answered by id, marked so.
   const expiry = i.expires_field ? (await ctx.release.column(ds, i.expires_field))[ord] : undefined;
-  const meta = { ...datasetMeta(i), ...freshness(i, now), ...(expiry !== undefined ? { expired: expiry !== null && expiry < now } : {}) };
+  const meta = { ...datasetMeta(i), ...freshness(i, now), ...(expiry !== undefined ? { expired: expiry < now } : {}) };
   const body = Buffer.concat([Buffer.from('{"data":'), line, Buffer.from(`,"meta":${JSON.stringify(meta)}}`)]);
   return { kind: 'json', body };
 };
