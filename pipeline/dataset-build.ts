@@ -24,22 +24,19 @@ export async function buildDataset(
   source: DatasetSource<any>, env: NodeJS.ProcessEnv, add: (f: OutFile) => void,
   keep: { records: boolean; keys: boolean }, step: (what: string) => void = () => {},
 ): Promise<BuiltDataset> {
-  step('resolving inputs');
-  const { raw, resolved, missing } = await resolveInputs(source, env);
   const shardSize = Number(env.ALMANAC_SEARCH_SHARD_SIZE) || SEARCH_SHARD_SIZE;
-  if (source.normaliseStream && (source.links?.length || keep.keys || source.summary || source.order)) {
-    throw new Error(`source ${source.id}: links, summary and order are not supported on streamed datasets`);
-  }
-  const gen = new DatasetGenerator(source, resolved, add, shardSize, { spillKeys: !!source.normaliseStream, raw, stem: stemmedFields(source) });
+  const prepared = await prepare(source, env, add, keep, shardSize, step);
+  const { gen, missing, upstream, stream } = prepared;
   let records: { id: string }[] = [];
-  if (source.normaliseStream) {
+  let summary: unknown;
+  if (stream) {
     // Streamed: validated and written as they arrive, in the source's own order.
     step('streaming');
     // Duplicate ids are caught by the generator's key map; no second set of ids here.
     const check = recordValidator(source, { duplicates: false });
     let i = 0;
     try {
-      for await (const r of source.normaliseStream(raw)) {
+      for await (const r of stream()) {
         check(r, i++);
         gen.add(r);
       }
@@ -48,20 +45,56 @@ export async function buildDataset(
       throw err;
     }
   } else {
-    step('normalising');
-    records = source.normalise(raw);
+    records = prepared.normalised!;
+    prepared.normalised = null;
     step(`validating ${records.length} records`);
     validateRecords(source, records);
     step('generating shards');
+    const unordered = records;
     records = orderRecords(source, records);
-    for (const r of records) gen.add(r);
+    // The records are the pipeline's once normalised: the unordered list is emptied so
+    // that only the ordered one (below) holds them.
+    if (!keep.records) unordered.length = 0;
+    if (source.summary) summary = source.summary(records);
+    // Each record is let go once in its pack unless a link check needs it: the dataset's
+    // memory shrinks as its packs are written, rather than all its records staying until
+    // the last pack while the written packs' strings pile up as garbage.
+    for (let i = 0; i < records.length; i++) {
+      gen.add(records[i]);
+      if (!keep.records) records[i] = null!;
+    }
+    if (!keep.records) records = [];
   }
   const { info, keys } = gen.finish();
-  if (source.summary) info.summary = source.summary(records);
-  if (source.upstreamTime || info.live) info.upstream_time = upstreamTime(source, raw, resolved);
+  if (source.summary) info.summary = summary;
+  if (source.upstreamTime || info.live) info.upstream_time = upstream;
   if (missing.length) info.missing_inputs = missing;
   // Kept only where a link check needs them: large datasets must not pile up in memory.
   return { info, records: keep.records ? records : [], keys: keep.keys ? keys : new Map() };
+}
+
+/**
+ * Inputs resolved, the generator set up and the records normalised (or, streamed, the
+ * stream to read). Apart from buildDataset so that no variable of the build holds the raw
+ * inputs: unless streamed they are garbage once this returns (the study layers' are
+ * ~130 MB of text, which would otherwise stay through validation and every pack).
+ */
+async function prepare(
+  source: DatasetSource<any>, env: NodeJS.ProcessEnv, add: (f: OutFile) => void,
+  keep: { records: boolean; keys: boolean }, shardSize: number, step: (what: string) => void,
+) {
+  step('resolving inputs');
+  const { raw, resolved, missing } = await resolveInputs(source, env);
+  if (source.normaliseStream && (source.links?.length || keep.keys || source.summary || source.order)) {
+    throw new Error(`source ${source.id}: links, summary and order are not supported on streamed datasets`);
+  }
+  const gen = new DatasetGenerator(source, resolved, add, shardSize, { spillKeys: !!source.normaliseStream, raw, stem: stemmedFields(source) });
+  // What the dataset's metadata needs of the raw inputs, taken while there are any.
+  const upstream = upstreamTime(source, raw, resolved);
+  const base = { gen, missing, upstream };
+  if (source.normaliseStream) return { ...base, stream: () => source.normaliseStream!(raw), normalised: null as { id: string }[] | null };
+  step('normalising');
+  return { ...base, stream: null, normalised: source.normalise(raw) as { id: string }[] | null };
 }
 
 /**

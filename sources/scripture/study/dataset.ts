@@ -121,6 +121,7 @@ export function studyDataset(layers: StudyLayer[] = STUDY_LAYERS): DatasetSource
       const wlcRefs = new Set<string>();
       const hebrew = new HebrewMap(readVerseMap(raw.verseMap), (r) => wlcRefs.has(key(parseRef(r))));
       const ctx: ReadContext = { sourceTokens: new Map(), studyKeys: (system, ref) => studyKeys(system, ref, hebrew) };
+      const intern = interner();
       const records = new Map<string, StudyRecord>();
       const layersOut: StudySummary['layers'] = [];
       const absent: StudySummary['absent'] = ABSENT_LAYERS.map((a) => ({ ...a }));
@@ -134,26 +135,60 @@ export function studyDataset(layers: StudyLayer[] = STUDY_LAYERS): DatasetSource
         const counts = new Map(layer.layers.map((m) => [m.id, emptyCount()]));
         for (const v of verses) {
           const m = layer.layers.find((x) => x.id === v.layer)!;
+          if (!m.generated) internTokens(v.tokens, intern);
           add(records, ctx, lexicon, m, v, studyKeys(m.numbering ?? m.versification, v.ref, hebrew), counts.get(m.id)!);
         }
         for (const m of layer.layers) {
           layersOut.push({ ...m, present: true, counts: counts.get(m.id)! });
         }
+        // A generated layer's panels become their JSON strings as soon as the layer is
+        // placed (no later layer adds to them): held as token tuples, one translation's
+        // take ~300 MB, and the three at once were the build's peak.
+        const generated = new Set(layer.layers.filter((m) => m.generated).map((m) => m.id));
+        if (generated.size) for (const r of records.values()) toAligned(r, generated);
       }
       vulgAliases = vulgateAliases(hebrew, records);
-      const generated = new Set(metas.filter((m) => m.generated).map((m) => m.id));
-      for (const r of records.values()) {
-        const gen = r.panels.filter((p) => generated.has(p.layer));
-        if (!gen.length) continue;
-        r.panels = r.panels.filter((p) => !generated.has(p.layer));
-        r.aligned = Object.fromEntries(gen.map((p) => [p.layer, JSON.stringify(p)]));
-      }
       const out = [...records.values()];
       summary = { layers: layersOut, absent, records: out.length };
       return out;
     },
     summary: () => summary,
   });
+}
+
+/**
+ * One copy of each distinct string. The source layers' ~1.3 million tokens repeat the
+ * same surface words, lemmas, Strong's numbers and morphology codes, and each reader
+ * makes a new string for every occurrence (~130 MB of duplicates in the records). A
+ * string of 13 characters or more may be a V8 slice that pins the whole input file it
+ * was cut from: the copy kept is made flat, `(' ' + s).slice(1)`, so it pins only itself.
+ */
+function interner(): (s: string) => string {
+  const seen = new Map<string, string>();
+  return (s) => {
+    let t = seen.get(s);
+    if (t === undefined) seen.set(s, (t = s.length < 13 ? s : (' ' + s).slice(1)));
+    return t;
+  };
+}
+
+/** A layer verse's token strings (surface, lemma, Strong's number, morphology) replaced by their interned copies. */
+function internTokens(tokens: (TokenTuple | string)[], intern: (s: string) => string) {
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (typeof t === 'string') { tokens[i] = intern(t); continue; }
+    for (let f = 1; f <= 4; f++) if (typeof t[f] === 'string') t[f] = intern(t[f] as string);
+    // An OSHB qere is cut from its book's XML: interned, it does not keep the file alive.
+    const extra = t[7] as { qere?: unknown } | undefined;
+    if (extra && typeof extra.qere === 'string') extra.qere = intern(extra.qere);
+  }
+}
+
+/** Moves the record's panels of the given (generated) layers to `aligned`, as JSON, in panel order. */
+function toAligned(r: StudyRecord, generated: Set<string>) {
+  if (!r.panels.some((p) => generated.has(p.layer))) return;
+  for (const p of r.panels) if (generated.has(p.layer)) (r.aligned ??= {})[p.layer] = JSON.stringify(p);
+  r.panels = r.panels.filter((p) => !generated.has(p.layer));
 }
 
 let vulgAliases = new Map<string, string[]>();

@@ -62,6 +62,9 @@ export function englishLinks(extra: unknown): { aligned: number[]; suggested: nu
   return { aligned: extra.filter((n) => n >= 0), suggested: extra.filter((n) => n < 0).map((n) => -n - 1) };
 }
 
+/** The links of a word whose number no source token has (shared: links are only read and serialised). */
+const NO_LINKS: number[] = [];
+
 function align(layer: string, verses: WordVerses, ctx: ReadContext): LayerVerse[] {
   // Links by shared number first, for the whole translation: the model learns from all of it.
   const linked: LinkVerse[] = verses.map(({ ref, words }) => {
@@ -76,15 +79,23 @@ function align(layer: string, verses: WordVerses, ctx: ReadContext): LayerVerse[
         const extra = t[7] as { strongs?: string[] } | undefined;
         if (t[3] === strong || extra?.strongs?.includes(strong)) at.push(k);
       });
-      return at;
+      // Copied to its length (a pushed-to array keeps room for 16): kept per word until the
+      // layer's panels are written, and a translation has ~650,000 words.
+      return at.length ? at.slice() : NO_LINKS;
     });
     return { hebrew: !nt, words: words.map((w) => w.word), links, source: flat };
   });
   const evidence = judgeLinks(linked);
   const out: LayerVerse[] = [];
-  verses.forEach(({ ref, words }, n) => {
+  // Verse by verse, the words and links read are let go as their tuples are made (the
+  // caller's `verses` included: it is this function's to consume), so the translation's
+  // words, links and tuples are not all held at once.
+  const versesLeft: (WordVerses[number] | null)[] = verses, linkedLeft: (LinkVerse | null)[] = linked;
+  for (let n = 0; n < versesLeft.length; n++) {
+    const { ref, words } = versesLeft[n]!, { links: wordLinks } = linkedLeft[n]!;
+    versesLeft[n] = linkedLeft[n] = null;
     const tokens: TokenTuple[] = words.map((w, i) => {
-      const links = linked[n].links[i];
+      const links = wordLinks[i];
       const at = evidence.at[n] + i;
       const medium = links.length === 1 && evidence.support[at] >= EVIDENCE_DEFAULTS.keep;
       const suggested = evidence.suggested[at];
@@ -92,7 +103,7 @@ function align(layer: string, verses: WordVerses, ctx: ReadContext): LayerVerse[
       return tuple(i + 1, w.word, null, w.strongs[0], null, medium ? 'rule-aligned' : 'review-needed', medium ? 'medium' : 'low', extra);
     });
     if (tokens.length) out.push({ layer, ref, tokens });
-  });
+  }
   return out;
 }
 

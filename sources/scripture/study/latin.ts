@@ -83,7 +83,7 @@ export function analyseLatin(forms: string[], env: NodeJS.ProcessEnv = process.e
   const file = path.join(dir, `${key}.json`);
   if (existsSync(file)) {
     const cached = JSON.parse(readFileSync(file, 'utf8')) as { analyser: string; words: Record<string, LatinAnswer> };
-    return { analyser: cached.analyser, words: new Map(Object.entries(cached.words)) };
+    return { analyser: cached.analyser, words: shareStrings(new Map(Object.entries(cached.words))) };
   }
   // File mode (`whitakers-words <in> <out>`): no prompts and no screen paging. It runs in
   // a temporary folder as it may write its parameter files beside itself.
@@ -99,10 +99,27 @@ export function analyseLatin(forms: string[], env: NodeJS.ProcessEnv = process.e
     const partial = `${file}.${process.pid}.tmp`;
     writeFileSync(partial, JSON.stringify({ analyser, words: Object.fromEntries(out) }));
     renameSync(partial, file);
-    return { analyser, words: out };
+    return { analyser, words: shareStrings(out) };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * One string for each distinct dictionary line and inflection code across the answers:
+ * parsed, every form's answer has its own copies ("N 1 1 NOM S F" ~640 times), and the
+ * tokens' candidates keep them for the whole build.
+ */
+function shareStrings(words: Map<string, LatinAnswer>): Map<string, LatinAnswer> {
+  const seen = new Map<string, string>();
+  const one = (s: string) => seen.get(s) ?? (seen.set(s, s), s);
+  for (const answer of words.values()) {
+    for (const e of answer) {
+      e[0] = one(e[0]);
+      e[2] = e[2].map(one);
+    }
+  }
+  return words;
 }
 
 /**
@@ -116,12 +133,31 @@ export function latinToken(position: number, surface: string, analyses: LatinAna
   const form = latinForm(surface);
   const answer = form ? analyses.words.get(form) : undefined;
   if (!answer) return surface;
-  for (const [entry, meaning] of answer) if (meaning) glosses[`la:${entry}`] = shortGloss(meaning);
+  const d = derived(answer);
+  for (const [key, gloss] of d.glosses) glosses[key] = gloss;
+  if (d.single) return tuple(position, surface, answer[0][0], null, answer[0][2][0], 'rule-aligned', 'medium');
+  return tuple(position, surface, d.lemma, null, null, 'review-needed', 'low', d.candidates);
+}
+
+/**
+ * What a token takes from its form's answer, worked out once per answer and shared by
+ * every token of the form (the Vulgate's 612,000 words are ~30,000 forms): the gloss
+ * entries and, for several analyses, one `candidates` object. Tokens only ever
+ * serialise it, never change it. Keyed weakly, so it goes with the analyses.
+ */
+interface Derived { glosses: [string, string][]; single: boolean; lemma: string | null; candidates: { candidates: string[][] } | null }
+const DERIVED = new WeakMap<LatinAnswer, Derived>();
+function derived(answer: LatinAnswer): Derived {
+  let d = DERIVED.get(answer);
+  if (d) return d;
+  const glosses: [string, string][] = [];
+  for (const [entry, meaning] of answer) if (meaning) glosses.push([`la:${entry}`, shortGloss(meaning)]);
   const count = answer.reduce((n, [, , codes]) => n + codes.length, 0);
-  if (count === 1) return tuple(position, surface, answer[0][0], null, answer[0][2][0], 'rule-aligned', 'medium');
   const heads = new Set(answer.map(([entry]) => headword(entry)));
-  return tuple(position, surface, heads.size === 1 ? answer[0][0] : null, null, null, 'review-needed', 'low',
-    { candidates: answer.map(([entry, , codes]) => [entry, ...codes]) });
+  d = count === 1 ? { glosses, single: true, lemma: null, candidates: null }
+    : { glosses, single: false, lemma: heads.size === 1 ? answer[0][0] : null, candidates: { candidates: answer.map(([entry, , codes]) => [entry, ...codes]) } };
+  DERIVED.set(answer, d);
+  return d;
 }
 
 /**

@@ -33,6 +33,8 @@ export function parseDictionary(js: string, file: string): Dictionary {
 
 export class Lexicon {
   private readonly greekByLemma = new Map<string, string[]>();
+  /** Glosses by number: a record asks once per number it carries (1.1 million asks), and each would be a new string. */
+  private readonly glosses = new Map<string, string | null>();
   constructor(private readonly dict: Dictionary) {
     for (const [k, e] of Object.entries(dict)) {
       if (k[0] !== 'G' || !e.lemma) continue;
@@ -50,7 +52,13 @@ export class Lexicon {
   has(strong: string) { return Object.hasOwn(this.dict, strong); }
   /** A short English gloss: Strong's definition up to its first semicolon. */
   gloss(strong: string | null): string | null {
-    const e = strong ? this.dict[strong.replace(/[a-z]$/, '')] : undefined;
+    if (!strong) return null;
+    let g = this.glosses.get(strong);
+    if (g === undefined) this.glosses.set(strong, (g = this.shortGloss(strong)));
+    return g;
+  }
+  private shortGloss(strong: string): string | null {
+    const e = this.dict[strong.replace(/[a-z]$/, '')];
     const def = (e?.strongs_def ?? e?.kjv_def)?.trim();
     if (!def) return null;
     const short = def.split(';')[0].trim();

@@ -37,9 +37,10 @@ export function tuple(
   position: number, text: string, lemma: string | null, strong: string | null, morph: string | null,
   status: StudyStatus, confidence: Confidence, extra?: Record<string, unknown> | number[] | null,
 ): TokenTuple {
-  const t: TokenTuple = [position, text, lemma, strong, morph, STATUSES.indexOf(status), CONFIDENCES.indexOf(confidence)];
-  if (extra) t.push(extra);
-  return t;
+  // One literal of the final length: pushing `extra` onto a 7-element array would grow its
+  // store to 26 slots, ~150 bytes wasted on each of the ~2.5 million tuples that have one.
+  const s = STATUSES.indexOf(status), c = CONFIDENCES.indexOf(confidence);
+  return extra ? [position, text, lemma, strong, morph, s, c, extra] : [position, text, lemma, strong, morph, s, c];
 }
 
 /** One layer's share of a study record: the layer verses it draws on, and their tokens. */
