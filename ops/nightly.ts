@@ -24,7 +24,7 @@ import { DEFAULT_MAX_DROP } from '../pipeline/gate.ts';
 import { distDir } from '../pipeline/paths.ts';
 import { markdown, nightlyReport, readManifest, writeReport, type NightlyReport } from '../pipeline/report.ts';
 import { readCurrent } from '../pipeline/writer.ts';
-import { build, withDownloads } from '../server/cli/build.ts';
+import { build, buildHeapGrowth, withDownloads } from '../server/cli/build.ts';
 import { LockBusy, tryLock } from '../server/state/lock.ts';
 import { publishRelease } from '../edge/publish.ts';
 import path from 'node:path';
@@ -67,6 +67,7 @@ export async function nightly(o: NightlyOptions = {}): Promise<{ code: number; r
   }
   try {
     const sources = o.sources ?? ALL_SOURCES;
+    buildHeapGrowth(env);
     const fetched = o.fetch === false ? [] : await fetchAll(sources, env, log);
     const before = readManifest(dist, readCurrent(dist));
     const keep = Math.max(1, o.keep ?? envNumber(env.ALMANAC_NIGHTLY_KEEP) ?? DEFAULT_KEEP);

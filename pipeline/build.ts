@@ -144,7 +144,8 @@ export async function build(opts: BuildOptions = {}) {
     const workers = Math.min(opts.workers ?? 0, 1);
     const shareable = workers && sources.every((s) => ALL_SOURCES.includes(s))
       ? sources.filter((s) => !s.links?.length && !linkTargets.has(s.id)) : [];
-    const queue = [...shareable];
+    // Slow ones first (DatasetSource.slow), else source order.
+    const queue = [...shareable].sort((a, b) => Number(!!b.slow) - Number(!!a.slow));
     const mine = sources.filter((s) => !shareable.includes(s));
     const worker = queue.length ? startWorker(writer.dir, env) : null;
     const viaWorker = async () => {

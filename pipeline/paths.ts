@@ -104,7 +104,7 @@ export function isDatasetFile(ds: string, rel: string): boolean {
  */
 export const precompressed = (rel: string) => rel === OPENAPI || rel === OPENAPI_V1 || rel.startsWith(`${DOCS_DIR}/`);
 
-export const packOf = (ordinal: number) => Math.floor(ordinal / PACK_SIZE);
+export const packOf = (ordinal: number, size = PACK_SIZE) => Math.floor(ordinal / size);
 export const bucketCount = (keys: number) => Math.max(1, Math.ceil(keys / KEYS_PER_BUCKET));
 
 /** FNV-1a 32-bit: a stable, dependency-free hash to spread keys over buckets. */

@@ -11,7 +11,7 @@ import type { DatasetInfo } from './shards.ts';
 export function* records(dir: string, info: DatasetInfo): Generator<{ ordinal: number; rec: Record<string, unknown>; line: string }> {
   for (let n = 0; n < info.packs; n++) {
     const text = readFileSync(path.join(dir, packPath(info.id, n)), 'utf8');
-    let ordinal = n * PACK_SIZE;
+    let ordinal = n * (info.pack_size ?? PACK_SIZE);
     for (const line of text.split('\n')) {
       if (!line) continue;
       yield { ordinal: ordinal++, rec: JSON.parse(line) as Record<string, unknown>, line };

@@ -150,7 +150,6 @@ export class DatasetGenerator<R extends { id: string }> {
   private readonly columnTypes = new Map<string, 'number' | 'date'>();
   private shard: MiniSearch | null = null;
   private shards = 0;
-  /** Parts per search shard (1: one file). */
   /** Fields whose stems go into STEM_FIELD (pipeline/stem-fields.ts); empty: none. */
   private readonly stem: string[];
 
@@ -209,7 +208,7 @@ export class DatasetGenerator<R extends { id: string }> {
     const ord = this.count++;
     const r = record as unknown as Rec;
     this.lines.push(JSON.stringify(record));
-    if (this.lines.length === PACK_SIZE) this.flushPack();
+    if (this.lines.length === (this.source.packSize ?? PACK_SIZE)) this.flushPack();
     if (this.spill) this.spill.add(record.id, ord);
     else {
       if (this.ids.has(record.id)) throw new Error(`source ${this.source.id}: duplicate id ${JSON.stringify(record.id)}`);
@@ -314,7 +313,7 @@ export class DatasetGenerator<R extends { id: string }> {
       data_release: this.hash.digest('hex').slice(0, 12),
       records: this.count,
       packs: this.packs,
-      pack_size: PACK_SIZE,
+      pack_size: this.source.packSize ?? PACK_SIZE,
       key_buckets: nb,
       filters,
       ...(columns.length ? { columns } : {}),

@@ -6,7 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import v8 from 'node:v8';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { applyHeapGrowth, DEFAULT_HEAP_GROWING_PERCENT } from '../server/node/heap.ts';
+import { applyHeapGrowth, BUILD_HEAP_GROWING_PERCENT, DEFAULT_HEAP_GROWING_PERCENT } from '../server/node/heap.ts';
+import { buildHeapGrowth } from '../server/cli/build.ts';
 
 afterEach(() => { vi.restoreAllMocks(); });
 
@@ -20,6 +21,15 @@ describe('applyHeapGrowth', () => {
     set.mockClear();
     expect(applyHeapGrowth({ ALMANAC_HEAP_GROWING_PERCENT: '0' }, [])).toBeNull();
     expect(set).not.toHaveBeenCalled();
+  });
+
+  it('gives the build its own default, and the operator\'s value wins there too', () => {
+    const set = vi.spyOn(v8, 'setFlagsFromString').mockImplementation(() => {});
+    expect(BUILD_HEAP_GROWING_PERCENT).toBeLessThan(DEFAULT_HEAP_GROWING_PERCENT);
+    expect(buildHeapGrowth({})).toBe(BUILD_HEAP_GROWING_PERCENT);
+    expect(set).toHaveBeenLastCalledWith(`--heap-growing-percent=${BUILD_HEAP_GROWING_PERCENT}`);
+    expect(buildHeapGrowth({ ALMANAC_HEAP_GROWING_PERCENT: '70' })).toBe(70);
+    expect(() => buildHeapGrowth({ ALMANAC_HEAP_GROWING_PERCENT: 'lots' })).toThrow(/whole number/);
   });
 
   it('leaves a value given to node itself in force, in its arguments or in NODE_OPTIONS', () => {

@@ -13,7 +13,7 @@ import { keysViaRedis } from './redis.ts';
 import { connectState, keysDoc } from '../state/redis-state.ts';
 import { ALL_SOURCES } from '../../sources/index.ts';
 import { defaultWorkers } from '../../pipeline/build.ts';
-import { build } from './build.ts';
+import { build, buildHeapGrowth } from './build.ts';
 import { parseCli } from '../../pipeline/cli.ts';
 import { fetchAll } from '../../pipeline/fetch.ts';
 import { PROJECT_ROOT, cacheDir, currentPointer, distDir, stateDir } from '../../pipeline/paths.ts';
@@ -52,6 +52,7 @@ const env = process.env;
 await fetchAll(ALL_SOURCES, env);
 const pointer = currentPointer(distDir(env));
 if (!existsSync(pointer) || statSync(pointer).mtimeMs < newestInput(env)) {
+  buildHeapGrowth(env);
   await build({ env, workers: defaultWorkers(env) });
 } else {
   console.log(`dist/ is up to date (release ${readFileSync(pointer, 'utf8').trim()})`);

@@ -226,8 +226,9 @@ export class Release {
    * offsets); else through its whole pack.
    */
   async record(ds: string, ordinal: number): Promise<Buffer> {
-    const n = packOf(ordinal);
-    const i = ordinal % PACK_SIZE;
+    const size = this.packSize(ds);
+    const n = packOf(ordinal, size);
+    const i = ordinal % size;
     const cached = this.cache.get(`p:${ds}/${n}`) as Buffer[] | undefined;
     if (cached) return cached[i];
     if (!this.reader.scan) return (await this.pack(ds, n))[i];
@@ -283,8 +284,14 @@ export class Release {
     const info = this.datasets.get(ds)!;
     const end = Math.min(info.records, offset + limit);
     const out: Buffer[] = [];
-    for (let o = offset; o < end; o++) out.push((await this.pack(ds, packOf(o)))[o % PACK_SIZE]);
+    const size = this.packSize(ds);
+    for (let o = offset; o < end; o++) out.push((await this.pack(ds, packOf(o, size)))[o % size]);
     return out;
+  }
+
+  /** Records per pack of a dataset (its manifest's pack_size; releases have always written it). */
+  private packSize(ds: string): number {
+    return this.datasets.get(ds)?.pack_size ?? PACK_SIZE;
   }
 
   private async keyEntry(ds: string, k: string): Promise<number | string[] | undefined> {
