@@ -177,11 +177,16 @@ interface Sample { kind: Kind; ds?: string; at: number; ms: number; status: numb
 const pct = (xs: number[], p: number) => (xs.length ? xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : NaN);
 const f = (x: number | undefined, d = 1) => (x === undefined || Number.isNaN(x) ? '–' : x.toFixed(d));
 
-/** A request, asked again every 2 ms while the server is not listening yet (until `until`); null when it failed. */
+/**
+ * A request, asked again every 2 ms while the server is not listening yet (until `until`);
+ * null when it failed. `sent`: when the attempt that was answered began (the refused ones
+ * before it are not the server's time).
+ */
 async function requestWhileStarting(agent: http.Agent, base: URL, p: string, headers: Record<string, string>, until: number, keep?: (body: Buffer) => void) {
   for (;;) {
+    const sent = performance.now();
     try {
-      return await request(agent, base, p, headers, keep);
+      return { ...(await request(agent, base, p, headers, keep)), sent };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ECONNREFUSED' || performance.now() >= until) return null;
       await new Promise((res) => setTimeout(res, 2));
@@ -218,9 +223,8 @@ async function replay(base: URL, headers: Record<string, string>, from: number, 
   const worker = async () => {
     while (performance.now() < until && next < from + count) {
       const r = stream[next++ % stream.length];
-      const start = performance.now();
       const got = await requestWhileStarting(agent, base, r.path, headers, until, keep?.(r));
-      if (got) out.push({ kind: r.kind, ds: r.ds, at: start - t0, ms: performance.now() - start, ...got });
+      if (got) out.push({ kind: r.kind, ds: r.ds, at: got.sent - t0, ms: performance.now() - got.sent, status: got.status, bytes: got.bytes });
       else errors++;
     }
   };
@@ -249,7 +253,8 @@ async function replayAtRate(base: URL, headers: Record<string, string>, rate: nu
     const r = stream[i % stream.length];
     pending.push((async () => {
       const got = await requestWhileStarting(agent, base, r.path, headers, until);
-      if (got) out.push({ kind: r.kind, ds: r.ds, at: due - t0, ms: performance.now() - due, ...got });
+      // Timed from when it was due, refused attempts included: the open loop counts waiting.
+      if (got) out.push({ kind: r.kind, ds: r.ds, at: due - t0, ms: performance.now() - due, status: got.status, bytes: got.bytes });
       else errors++;
     })());
   }

@@ -76,9 +76,10 @@ async function redisShared(url: string, stateDir: string): Promise<SharedLimits>
 }
 
 /**
- * The small whole search indexes load once the server listens, in slices that share the
- * event loop with requests (search/turns.ts): warmed before listening, they held every
- * start ~0.1 s (more on a loaded machine), and a request for one meanwhile loads it itself.
+ * The search indexes open once the server listens (a binary index is read on the thread
+ * pool and checked, then only its header parsed; a JSON one of an older release loads in
+ * slices, search/turns.ts); a request for one meanwhile opens it itself. Skipping the warm
+ * made no measurable difference to the first 15 s (issue 27, three runs each).
  */
 export function warmAfterListening(app: { release: () => Release }, log: (m: string) => void = (m) => console.error(m)) {
   const release = app.release();
