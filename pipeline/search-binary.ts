@@ -167,34 +167,32 @@ export function encodeIndex(ms: MiniSearch): Buffer {
     ['ord', u8(ord)], ['len', u8(len)], ['rank', u8(rank)], ['termOff', u8(termOff)], ['termChars', u8(termChars)],
     ['termRank', u8(termRank)], ['postOff', u8(postOff)], ['post', post.buf.subarray(0, post.n)],
   ];
-  // The header's own length does not depend on the offsets' digits only if measured with
-  // them: place the sections after a header padded to a fixed size found by iteration.
+  // The sections start after the header, whose length depends on their offsets: place
+  // them, measure the header, and again until it fits (it only grows, so this ends).
   let start = 0;
-  let header = '';
-  for (let pass = 0; pass < 4; pass++) {
+  for (;;) {
     let at = start;
     const sections = {} as BinaryHeader['sections'];
     for (const [name, bytes] of parts) {
       sections[name] = [at, bytes.length];
       at = align8(at + bytes.length);
     }
-    const h: BinaryHeader = {
+    const header = JSON.stringify({
       documentCount: m._documentCount, nextId, dirtCount: m._dirtCount ?? 0, fieldIds: m._fieldIds,
       averageFieldLength: m._avgFieldLength, terms: built.length, lengthBytes, rank: ranked, sections,
-    };
-    header = JSON.stringify(h);
+    } satisfies BinaryHeader);
     const need = align8(MAGIC.length + 4 + Buffer.byteLength(header));
-    if (need === start) break;
-    start = need;
+    if (need > start) {
+      start = need;
+      continue;
+    }
+    const out = Buffer.alloc(at);
+    out.write(MAGIC, 0, 'latin1');
+    out.writeUInt32LE(Buffer.byteLength(header), MAGIC.length);
+    out.write(header, MAGIC.length + 4, 'utf8');
+    for (const [name, bytes] of parts) out.set(bytes, sections[name][0]);
+    return out;
   }
-  const total = Object.values(JSON.parse(header).sections as Record<string, [number, number]>).reduce((end, [o, l]) => Math.max(end, align8(o + l)), start);
-  const out = Buffer.alloc(total);
-  out.write(MAGIC, 0, 'latin1');
-  out.writeUInt32LE(Buffer.byteLength(header), MAGIC.length);
-  out.write(header, MAGIC.length + 4, 'utf8');
-  const sections = (JSON.parse(header) as BinaryHeader).sections;
-  for (const [name, bytes] of parts) out.set(bytes, sections[name][0]);
-  return out;
 }
 
 const align8 = (n: number) => Math.ceil(n / 8) * 8;

@@ -102,24 +102,12 @@ export const LARGE_BODY = 2 ** 20;
 export const LARGE_BROTLI_QUALITY = 3;
 export const LARGE_GZIP_LEVEL = 3;
 
-export async function compress(body: Buffer | string, coding: Exclude<Coding, ''>): Promise<Buffer> {
+export function compress(body: Buffer | string, coding: Exclude<Coding, ''>): Promise<Buffer> {
   const buf = typeof body === 'string' ? Buffer.from(body) : body;
   const large = buf.length > LARGE_BODY;
-  return ownBytes(await (coding === 'br'
+  return coding === 'br'
     ? br(buf, { params: { [zc.BROTLI_PARAM_QUALITY]: large ? LARGE_BROTLI_QUALITY : BROTLI_QUALITY, [zc.BROTLI_PARAM_SIZE_HINT]: buf.length, [zc.BROTLI_PARAM_MODE]: zc.BROTLI_MODE_TEXT } })
-    : gz(buf, { level: large ? LARGE_GZIP_LEVEL : GZIP_LEVEL })));
-}
-
-/**
- * A Buffer that owns exactly its bytes. zlib returns a small output as a view of its
- * 16 KiB chunk, and Buffer.from of a short string is a view of an 8 KiB pool: cached,
- * each would keep the whole block alive while the cache counts only its own length.
- */
-export function ownBytes(b: Buffer): Buffer {
-  if (b.buffer.byteLength - b.length < 1024) return b;
-  const own = Buffer.allocUnsafeSlow(b.length);
-  b.copy(own);
-  return own;
+    : gz(buf, { level: large ? LARGE_GZIP_LEVEL : GZIP_LEVEL });
 }
 
 /** ETag of one representation: the identity ETag's hash with `-br` / `-gz`, strong (each is byte-stable). */
@@ -139,13 +127,10 @@ export class Encoded {
   private readonly length: number;
   /** Codings worth offering for this body. */
   readonly offered: readonly ('br' | 'gzip')[];
-  readonly body: Buffer | string;
-  constructor(body: Buffer | string, readonly hash: string) {
-    // Kept for as long as the body is cached: its own bytes, not a view of a larger block.
-    this.body = typeof body === 'string' ? body : ownBytes(body);
+  constructor(readonly body: Buffer | string, readonly hash: string) {
     this.length = Buffer.byteLength(body);
     this.offered = this.length >= COMPRESS_MIN_BYTES ? BOTH : NONE;
-    this.ready = { '': { body: this.body, coding: '' } };
+    this.ready = { '': { body, coding: '' } };
   }
 
   get bytes() {

@@ -189,10 +189,17 @@ export class Release {
 
   private json<V>(rel: string): Promise<V> {
     // Read past the file cache: the parsed value is what is kept (and counted), not the bytes too.
-    // A large one (a filter index, a column) is parsed in slices that share the event loop (json-slices.ts).
-    return this.cached(`j:${rel}`, async () => {
+    return this.parsedAs('j:', rel, (v: V, bytes) => [v, bytes * 3]);
+  }
+
+  /**
+   * A JSON file parsed (a large one in slices that share the event loop, json-slices.ts),
+   * turned by `hold` into what the cache keeps and its size, cached under `prefix` + path.
+   */
+  private parsedAs<P, V>(prefix: string, rel: string, hold: (parsed: P, fileBytes: number) => [V, number]): Promise<V> {
+    return this.cached(`${prefix}${rel}`, async () => {
       const buf = await this.readChecked(rel);
-      return [await parseJson(buf.toString('utf8')) as V, buf.length * 3];
+      return hold(await parseJson(buf.toString('utf8')) as P, buf.length);
     });
   }
 
@@ -336,9 +343,7 @@ export class Release {
    * counted at what it holds. Values in the file's order.
    */
   private filterIndex(ds: string, param: string): Promise<Map<string, Int32Array>> {
-    const rel = filterPath(ds, param);
-    return this.cached(`f:${rel}`, async () => {
-      const parsed = await parseJson((await this.readChecked(rel)).toString('utf8')) as Record<string, number[]>;
+    return this.parsedAs(`f:`, filterPath(ds, param), (parsed: Record<string, number[]>) => {
       const index = new Map<string, Int32Array>();
       let bytes = 64;
       for (const v of Object.keys(parsed)) {
@@ -356,9 +361,7 @@ export class Release {
    * Held as a Float64Array: 8 bytes a value, where the parsed array held ~3 times that.
    */
   column(ds: string, field: string): Promise<Float64Array> {
-    const rel = columnPath(ds, field);
-    return this.cached(`c:${rel}`, async () => {
-      const parsed = await parseJson((await this.readChecked(rel)).toString('utf8')) as (number | null)[];
+    return this.parsedAs(`c:`, columnPath(ds, field), (parsed: (number | null)[]) => {
       const col = Float64Array.from(parsed, (x) => (x === null ? NaN : x));
       return [col, col.byteLength + 64];
     });

@@ -260,13 +260,10 @@ export function openBinaryIndex(buf: Uint8Array, options: LoadOptions): MiniSear
   const storedFields = { get: (id: number) => (rank && !Number.isNaN(rank[id]) ? { __rank: rank[id] } : undefined), has: (id: number) => !!rank && !Number.isNaN(rank[id]) };
   const index = new TermTable(at('termOff', Uint32Array), at('termChars', Uint16Array), at('termRank', Uint32Array), at('postOff', Uint32Array), at('post', Uint8Array));
   Object.assign(ms, { _documentIds: documentIds, _idToShortId: new Map(), _fieldLength: fieldLength, _storedFields: storedFields, _index: index });
-  binaryBytes.set(ms, bytes(buf));
+  binaryBytes.set(ms, buf.byteLength);
   return ms;
 }
 
-const bytes = (b: Uint8Array) => b.byteLength;
 const binaryBytes = new WeakMap<MiniSearch, number>();
 /** The file size of an index opened here (what it holds), undefined for a JSON-loaded one. */
 export const binaryIndexBytes = (ms: MiniSearch) => binaryBytes.get(ms);
-/** Whether a file is a binary index (by its first bytes). */
-export const isBinaryIndex = (buf: Uint8Array) => buf.length >= MAGIC.length && new TextDecoder().decode(buf.subarray(0, MAGIC.length)) === MAGIC;

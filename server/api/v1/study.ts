@@ -11,7 +11,6 @@ import { SOURCE_ROLES } from '../../../sources/scripture/study/layer.ts';
 import { STATUSES } from '../../../sources/scripture/study/tokens.ts';
 import { kjvKeys, vulgateKey } from '../../../sources/scripture/versification/numbering.ts';
 import { ApiError } from '../../http/errors.ts';
-import { ownBytes } from '../../http/encoding.ts';
 import type { Ctx } from '../handlers.ts';
 import type { ParamSpec } from '../../http/query.ts';
 import { Lru } from '../../release/lru.ts';
@@ -140,7 +139,7 @@ async function studyOf(ctx: Ctx, t: Translation, ords: number[]): Promise<StudyV
       const parts = (await studyRecords(ctx, t, v)).map((rec, i, all) => panelsJson(dedupe(rec, all.slice(0, i)), t.slug, v.id, layers, f, reviews));
       const json = parts.map(([j]) => j).filter(Boolean).join(',');
       const count = parts.reduce((n, [, c]) => n + c, 0);
-      const bytes = ownBytes(Buffer.from(json));
+      const bytes = Buffer.from(json);
       // The fragment's own hash, so a response's ETag is a hash of ~100 digests, not of 3 MB.
       hit = [bytes, count, createHash('sha1').update(bytes).digest('base64url')];
       panelCache.set(key, hit, hit[0].length + key.length * 2 + 64);
