@@ -10,7 +10,11 @@
  * the compiled keys CLI reads a record from the documented `npm run serve`, which serves
  * the shared test release: /healthz, the docs page and a keyed record.
  * The install comes from npm's cache when it has the packages (--prefer-offline), else
- * from the registry (CI reaches it).
+ * from the registry (CI reaches it). better-sqlite3's native module is not compiled again:
+ * its install script (prebuild-install) is given the project's own compiled module as a
+ * local prebuild (`npm_config_better_sqlite3_local_prebuilds`), the way it would take a
+ * downloaded one. Compiling it took ~80 s of this test's ~110 (issue 28: suite time), and
+ * the compile itself is what `.ci/run`'s own `npm ci` in the fresh clone does.
  */
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
@@ -25,6 +29,22 @@ const work = tempDir('almanac-runtime-');
 // the worker's event loop for ~20 s here (test/loop-watch.ts). `rm` unlinks the reference
 // folder's node_modules link, never what it points to.
 afterAll(() => rm(work, { recursive: true, force: true }));
+
+/**
+ * A folder holding the project's compiled better-sqlite3 as prebuild-install names and
+ * packs a prebuilt binary (`<name>-v<version>-node-v<abi>-<platform>-<arch>.tar.gz`,
+ * holding build/Release/better_sqlite3.node).
+ */
+function localPrebuilds(): string {
+  const pkgDir = path.join(PROJECT_ROOT, 'node_modules', 'better-sqlite3');
+  const { version } = JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { version: string };
+  const dir = path.join(work, 'prebuilds');
+  mkdirSync(dir, { recursive: true });
+  const tarball = path.join(dir, `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`);
+  const tar = spawnSync('tar', ['-czf', tarball, '-C', pkgDir, 'build/Release/better_sqlite3.node'], { encoding: 'utf8' });
+  if (tar.status !== 0) throw new Error(`packing the local prebuild failed: ${tar.stderr}`);
+  return dir;
+}
 
 function run(cmd: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
@@ -75,8 +95,11 @@ describe('running without devDependencies', () => {
     expect(existsSync(path.join(ref, 'lib', 'server', 'cli', 'serve.js')), checked.out).toBe(true);
 
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    const install = await run(npm, ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: pkg });
+    const install = await run(npm, ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: pkg, env: { npm_config_better_sqlite3_local_prebuilds: localPrebuilds() } });
     expect(install.code, install.out).toBe(0);
+    // The native module is in place and works (the offline bundle writes SQLite through it).
+    const sqlite = await run(process.execPath, ['-e', "console.log(new (require('better-sqlite3'))(':memory:').prepare('select 6 * 7 as x').get().x)"], { cwd: pkg });
+    expect(sqlite.out.trim(), sqlite.out).toBe('42');
     // `prepare` compiled lib/ with the typescript dependency, without the devDependencies' types.
     expect(install.out).toMatch(/compile: lib\/ written in [\d.]+ s \(transpiled only/);
     expect(existsSync(path.join(pkg, 'node_modules', 'typescript')), 'typescript (a dependency)').toBe(true);
