@@ -23,6 +23,7 @@ import { ApiError } from '../http/errors.ts';
 import type { SearchResult } from '../search/search-bounds.ts';
 import { ReleaseSearch } from '../search/release-search.ts';
 import { parseJson } from './json-slices.ts';
+import { bucketEntry, keyBucket, type BucketEntry } from './key-bucket.ts';
 import { Lru } from './lru.ts';
 import type { ReleaseReader } from './reader.ts';
 
@@ -286,14 +287,41 @@ export class Release {
     return sig === undefined ? undefined : this.reader.range(this.base + rel, from, to, sig);
   }
 
-  /** Records [offset, offset+limit) in list order: at most two packs for a page. */
+  /**
+   * Records [offset, offset+limit) in list order: at most two packs for a page. As a single
+   * record is (`record`), a page's run of lines is read alone when the reader can scan, and
+   * its pack is not cached: list pages over many datasets would otherwise keep whole packs
+   * (~1 MB for 20 records) and push the key buckets out (issue 27, RSS).
+   */
   async slice(ds: string, offset: number, limit: number): Promise<Buffer[]> {
     const info = this.datasets.get(ds)!;
     const end = Math.min(info.records, offset + limit);
     const out: Buffer[] = [];
     const size = this.packSize(ds);
-    for (let o = offset; o < end; o++) out.push((await this.pack(ds, packOf(o, size)))[o % size]);
+    for (let o = offset; o < end;) {
+      const n = packOf(o, size);
+      const upto = Math.min(end, (n + 1) * size);
+      out.push(...await this.packRun(ds, n, o % size, upto - n * size));
+      o = upto;
+    }
     return out;
+  }
+
+  /** Lines [from, to) of a pack: from the cache, else read as one range when the reader can scan, else through the pack. */
+  private async packRun(ds: string, n: number, from: number, to: number): Promise<Buffer[]> {
+    const cached = this.cache.get(`p:${ds}/${n}`) as Buffer[] | undefined;
+    if (!cached && this.reader.scan) {
+      const rel = packPath(ds, n);
+      const starts = this.lineStarts.get(rel) ?? await this.scanPack(rel);
+      if (to >= starts.length) throw new Error(`${rel} has no record ${to - 1}`);
+      const run = await this.readLine(rel, starts[from], starts[to] - 1);
+      if (run) {
+        const lines: Buffer[] = new Array(to - from);
+        for (let k = from; k < to; k++) lines[k - from] = run.subarray(starts[k] - starts[from], starts[k + 1] - 1 - starts[from]);
+        return lines;
+      }
+    }
+    return (cached ?? await this.pack(ds, n)).slice(from, to);
   }
 
   /** Records per pack of a dataset (its manifest's pack_size; releases have always written it). */
@@ -301,10 +329,14 @@ export class Release {
     return this.datasets.get(ds)?.pack_size ?? PACK_SIZE;
   }
 
-  private async keyEntry(ds: string, k: string): Promise<number | string[] | undefined> {
-    const info = this.datasets.get(ds)!;
-    const bucket = await this.json<Record<string, number | string[]>>(keyBucketPath(ds, bucketOf(k, info.key_buckets)));
-    return Object.hasOwn(bucket, k) ? bucket[k] : undefined;
+  /** A key bucket's entry for `k`, found in the bucket's cached bytes (key-bucket.ts says why not parsed). */
+  private async keyEntry(ds: string, k: string): Promise<BucketEntry | undefined> {
+    const rel = keyBucketPath(ds, bucketOf(k, this.datasets.get(ds)!.key_buckets));
+    const bucket = await this.cached(`k:${rel}`, async () => {
+      const b = keyBucket(await this.readChecked(rel));
+      return [b, b.bytes.length + b.starts.byteLength + 64];
+    });
+    return bucketEntry(bucket, k);
   }
 
   /**
