@@ -19,6 +19,7 @@ import { localState } from '../core/state.ts';
 import { ApiError } from '../http/errors.ts';
 import type { CoreRequest, CoreResponse } from '../http/request.ts';
 import { fsRelease } from '../release/fs-reader.ts';
+import { Admission, maxActive } from './admission.ts';
 import type { Release } from '../release/release.ts';
 import { KeyStore } from '../state/keys.ts';
 import { Limits, TurnBatcher, type Charger } from '../state/limits.ts';
@@ -177,11 +178,15 @@ function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, 
     }
   });
 
+  // A few requests at a time, /healthz never queued (admission.ts says why).
+  const admission = new Admission(maxActive());
   function handle(req: IncomingMessage, res: ServerResponse) {
     const r = new NodeRequest(req);
     // Node's own check answers a bare 400; ours answers with the envelope.
     if (!req.headers.host && req.httpVersionMinor >= 1) return write(res, core.error(r, new ApiError('bad_request', 'the Host header is required (HTTP/1.1)')));
-    core.handle(r).then((out) => write(res, out), (err) => {
+    const url = req.url ?? '';
+    const health = url === '/healthz' || url.startsWith('/healthz?');
+    (health ? core.handle(r) : admission.run(() => core.handle(r))).then((out) => write(res, out), (err) => {
       log(`internal error writing ${req.method} ${(req.url ?? '').split('?')[0].slice(0, 200)}: ${(err as Error).stack}`);
       res.destroy();
     });

@@ -94,3 +94,19 @@ export async function runInTurns<T>(steps: Generator<void, T>, sliceMs: number, 
     }
   }
 }
+
+/**
+ * The same sharing for async work whose awaits mostly resolve at once (cached records):
+ * those never give the loop back, so a 100-verse study range ran ~80–200 ms as one
+ * block and every other request, /healthz too, waited (issue 27). Call the returned
+ * function between steps; it waits for a turn once `sliceMs` are used.
+ */
+export function slicer(sliceMs: number, lane: Lane = 'request'): () => Promise<void> {
+  const key = started++;
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < sliceMs) return;
+    await nextTurn(lane, key);
+    since = performance.now();
+  };
+}

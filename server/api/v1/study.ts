@@ -14,6 +14,8 @@ import { ApiError } from '../../http/errors.ts';
 import type { Ctx } from '../handlers.ts';
 import type { ParamSpec } from '../../http/query.ts';
 import { Lru } from '../../release/lru.ts';
+import { SEARCH_SLICE_MS } from '../../search/search-bounds.ts';
+import { slicer } from '../../search/turns.ts';
 import type { ReviewView } from '../../state/reviews.ts';
 import { v1Envelope } from './schemas.ts';
 import { layerTable, panelsJson, type StudyFilters } from './study-tokens.ts';
@@ -130,7 +132,7 @@ async function studyOf(ctx: Ctx, t: Translation, ords: number[]): Promise<StudyV
   const reviews = await ctx.reviews();
   const layers = layerTable(summary);
   const fkey = `${f.verifiedOnly}|${f.includeGenerated}|${f.role}|${f.confidence}|${f.reviewStatus}|${reviews.version}`;
-  return Promise.all(ords.map(async (ord) => {
+  const one = async (ord: number): Promise<StudyVerse> => {
     const v = await verseRecord(ctx, t, ord);
     const key = `${ctx.release.id}|${t.slug}|${v.id}|${fkey}`;
     let hit = panelCache.get(key);
@@ -145,8 +147,18 @@ async function studyOf(ctx: Ctx, t: Translation, ords: number[]): Promise<StudyV
       panelCache.set(key, hit, hit[0].length + key.length * 2 + 64);
     }
     return { ord, reference: v.id, panels: hit[0], count: hit[1], digest: hit[2] };
-  }));
+  };
+  // A few verses at a time (their reads overlap), giving the event loop back between
+  // groups once a slice is used (search/turns.ts slicer: a range is otherwise one block).
+  const pause = slicer(SEARCH_SLICE_MS);
+  const out: StudyVerse[] = [];
+  for (let i = 0; i < ords.length; i += VERSES_AT_ONCE) {
+    await pause();
+    out.push(...await Promise.all(ords.slice(i, i + VERSES_AT_ONCE).map(one)));
+  }
+  return out;
 }
+const VERSES_AT_ONCE = 10;
 
 /** A record without the panels whose layer verses an earlier record of the same study already showed. */
 function dedupe(rec: StudyRecord, before: StudyRecord[]): StudyRecord {
