@@ -115,6 +115,10 @@ export function etagFor(base: string, coding: Coding): string {
   return coding === '' ? `"${base}"` : `"${base}-${coding === 'br' ? 'br' : 'gz'}"`;
 }
 
+/** Compressed forms of one body: the bytes, or null when compressing did not make it smaller. */
+export type Forms = Partial<Record<'br' | 'gzip', Buffer | null>>;
+export const formsBytes = (f: Forms) => (f.br?.length ?? 0) + (f.gzip?.length ?? 0);
+
 /**
  * A composed body and its compressed forms, each made at most once (concurrent requests
  * share one compression); `null` when compressing did not make it smaller.
@@ -140,6 +144,27 @@ export class Encoded {
   /** The bytes to send for `coding` and the coding they really have (identity when compression did not help). */
   get(coding: Coding): { body: Buffer | string; coding: Coding } | Promise<{ body: Buffer | string; coding: Coding }> {
     return this.ready[coding] ?? this.make(coding as Exclude<Coding, ''>);
+  }
+
+  /**
+   * The compressed forms made so far, without the body they were made from (null: not
+   * smaller). A study range keeps these by its ETag (core/app.ts): its identity body is
+   * recomposed from cached panels at each request anyway, and is ~14 times its br form.
+   */
+  forms(): Forms {
+    const out: Forms = {};
+    for (const c of BOTH) if (this.ready[c]) out[c] = this.ready[c]!.coding ? (this.ready[c]!.body as Buffer) : null;
+    return out;
+  }
+
+  /** Takes forms made earlier from the same bytes (the same ETag), so they are not made again. */
+  adopt(forms: Forms) {
+    for (const c of BOTH) {
+      const f = forms[c];
+      if (f === undefined || this.ready[c]) continue;
+      this.ready[c] = f ? { body: f, coding: c } : this.ready[''];
+      this.sizes += f?.length ?? 0;
+    }
   }
 
   private async make(coding: Exclude<Coding, ''>) {
