@@ -391,6 +391,9 @@ try {
   console.log(`\n2. The first ${WINDOW_S} s after start, under ${RATE ? `${RATE} requests a second of mixed traffic (open loop, at most ${CONNS} connections)` : `${CONNS} connections of mixed traffic`} plus /healthz every 50 ms on its own connection (load average ${loadCold})`);
   console.log(`listening after ${f(listening, 0)} ms; first 200 after ${f(firstOk, 0)} ms; first /healthz answered after ${f(firstHealth, 0)} ms`);
   console.log(`/healthz (own connection, ${hw.length} asked in the window): p50 ${f(pct(hms, 50), 2)} ms, p99 ${f(pct(hms, 99), 1)} ms, max ${f(hms[hms.length - 1], 1)} ms (target p99 ≤ 50)`);
+  // When the slow ones were asked: the first second after listening, or spread over the window.
+  const slowHealth = hw.filter((x) => x.ms > 50);
+  if (slowHealth.length) console.log(`/healthz over 50 ms: ${slowHealth.length}, asked at ${slowHealth.map((x) => `${f(x.at / 1000, 2)} s (${f(x.ms, 0)} ms)`).join(', ')}`);
   console.log(`requests answered in the window: ${win.length}; over 1 s: ${slow.length} (target 0)${slow.length ? `: ${[...new Set(slow.map((x) => x.kind))].map((k) => `${k} ${slow.filter((x) => x.kind === k).length}`).join(', ')}, slowest ${f(slow.reduce((m, x) => Math.max(m, x.ms), 0), 0)} ms` : ''}; errors ${cold.errors}`);
   table(win, `First ${WINDOW_S} s, per route kind:`);
   table(cold.samples.filter((x) => x.at >= WINDOW_S * 1000), `Seconds ${WINDOW_S}–${COLD_S} after start:`);
