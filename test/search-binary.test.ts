@@ -6,6 +6,8 @@
  * match make of an index (indexEntries, matchRanked) agree too; and a file of another form
  * is refused rather than misread.
  */
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import MiniSearch, { type SearchOptions } from 'minisearch';
 import { describe, expect, inject, it } from 'vitest';
 import { encodeIndex } from '../pipeline/search-binary.ts';
@@ -14,6 +16,10 @@ import { openBinaryIndex } from '../server/search/binary-index.ts';
 import { runSync } from '../server/search/search-bounds.ts';
 import { indexEntries, keepTypoPrefix, matchRanked } from '../server/search/search-index.ts';
 import { fsRelease } from '../server/release/fs-reader.ts';
+import { openFile, signatureOf } from '../server/release/fs-files.ts';
+import { cleanup, tempDir } from './helpers.ts';
+import { build } from '../server/cli/build.ts';
+import elements from '../sources/elements.ts';
 
 const dist = inject('sharedDist');
 
@@ -34,8 +40,14 @@ async function forms(ds: string, n: number, rank?: string) {
   }
   built.addAll(docs);
   const json = keepTypoPrefix(MiniSearch.loadJSON(JSON.stringify(built), options));
-  const binary = openBinaryIndex(encodeIndex(built), options);
-  return { json, binary, docs, info };
+  const file = encodeIndex(built);
+  const binary = openBinaryIndex(file, options);
+  // As the Node server opens it: postings left in the file, read by offset (release.ts readAt).
+  const path = join(tempDir('almanac-search-bin-'), 'search.bin');
+  writeFileSync(path, file);
+  const opened = openFile(path, signatureOf(statSync(path)))!;
+  const onDisk = openBinaryIndex(file, options, (from, to) => opened.read(from, to)!);
+  return { json, binary, onDisk, docs, info };
 }
 
 /** Queries from the records' own words: pairs, prefixes (cut words) and typos after the second letter. */
@@ -58,7 +70,7 @@ const scored = (ms: MiniSearch, q: string, o: SearchOptions) => ms.search(q, o).
 describe('binary search indexes', () => {
   for (const [ds, n, rank] of [['bible/kjv', 5000, undefined], ['bible/kjv', 3000, '__rank'], ['languages', 5000, '__rank'], ['units', 1006, undefined]] as const) {
     it(`answer exactly as the JSON index: ${ds}, ${n} records${rank ? ', ranked' : ''}`, async () => {
-      const { json, binary, docs, info } = await forms(ds, n, rank);
+      const { json, binary, onDisk, docs, info } = await forms(ds, n, rank);
       const boost = info.search_boost ? { boost: info.search_boost } : {};
       const byRank = rank ? { boostDocument: (_id: unknown, _t: string, stored?: Record<string, unknown>) => 1 + Math.log10(1 + Number(stored?.__rank ?? 0)) } : {};
       const variants: SearchOptions[] = [
@@ -75,6 +87,7 @@ describe('binary search indexes', () => {
           found += expected.length;
           // Bit for bit: the same summation order (binary-index.ts reads matches in the radix tree's order).
           expect(scored(binary, q, o), `${q} ${JSON.stringify(o)}`).toEqual(expected);
+          expect(scored(onDisk, q, o), `on disk: ${q} ${JSON.stringify(o)}`).toEqual(expected);
         }
       }
       expect(found).toBeGreaterThan(1000);
@@ -84,10 +97,13 @@ describe('binary search indexes', () => {
   }
 
   it('gives the cost bound and the match-kind ranking the same postings', async () => {
-    const { json, binary, docs, info } = await forms('bible/kjv', 6000);
+    const { json, binary, onDisk, docs, info } = await forms('bible/kjv', 6000);
     for (const q of queries(docs, info.search_fields[0]).slice(0, 120)) {
       const words = q.split(' ');
-      for (const w of words) for (const expand of [true, false]) expect(indexEntries(binary, w, expand), w).toBe(indexEntries(json, w, expand));
+      for (const w of words) for (const expand of [true, false]) {
+        expect(indexEntries(binary, w, expand), w).toBe(indexEntries(json, w, expand));
+        expect(indexEntries(onDisk, w, expand), w).toBe(indexEntries(json, w, expand));
+      }
       const a = runSync(matchRanked(() => json, words, new Set()));
       const b = runSync(matchRanked(() => binary, words, new Set()));
       expect([...b], q).toEqual([...a]);
@@ -119,5 +135,28 @@ describe('binary search indexes', () => {
       seen++;
     }
     expect(seen).toBeGreaterThan(10);
+  });
+
+  it('on the Node server keeps the postings on disk, and a search index changed on disk after its check answers release_corrupt', async () => {
+    const d = tempDir('almanac-search-disk-');
+    try {
+      await build({ env: { ALMANAC_DIST: d, ALMANAC_CACHE: join(d, '.cache') }, sources: [elements], log: () => {} });
+      const r = fsRelease(d);
+      expect((await r.searchWithin('elements', 'iron')).ordinals.length).toBeGreaterThan(0);
+      const file = join(d, 'releases', r.id, 'elements/search.bin');
+      const bytes = readFileSync(file);
+      const held = r.cacheStats().entries.find((e) => e.key === 's:elements:0')!;
+      const hlen = bytes.readUInt32LE(8);
+      const [postAt, postLength] = JSON.parse(bytes.subarray(12, 12 + hlen).toString()).sections.post as [number, number];
+      expect(held.size).toBeLessThan(bytes.length - postLength + 8192); // the postings are not held
+      // The same size, other bytes in the postings: only the signature (a new mtime) tells.
+      bytes[postAt + postLength - 1] ^= 0xff;
+      await new Promise((res) => setTimeout(res, 20));
+      writeFileSync(file, bytes);
+      await expect(r.searchWithin('elements', 'gold')).rejects.toMatchObject({ code: 'release_corrupt' });
+      expect([...r.corrupt]).toContain('elements/search.bin');
+    } finally {
+      cleanup(d);
+    }
   });
 });

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, read, readFileSync, readSync, type Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import type { OpenFile } from './reader.ts';
 
 export const signatureOf = (st: Stats) => `${st.ino}:${st.size}:${st.mtimeMs}`;
 
@@ -78,4 +79,36 @@ export function readRange(file: string, from: number, to: number, sig: string): 
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Closes the descriptor of an OpenFile nobody holds any more: an index dropped from the
+ * cache, or with its release after a switch. Its owner does not know when that is.
+ */
+const closing = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch { /* already closed */ }
+});
+
+/**
+ * `file` opened for reads by offset while it is the copy `sig` names (undefined when it is
+ * not, already): each read checks the signature again (one fstat) and reads with one
+ * positional read, synchronously, for a caller that cannot wait (minisearch's search).
+ */
+export function openFile(file: string, sig: string): OpenFile | undefined {
+  const fd = openSync(file, 'r');
+  if (signatureOf(fstatSync(fd)) !== sig) {
+    closeSync(fd);
+    return undefined;
+  }
+  const opened: OpenFile = {
+    read(from, to) {
+      if (signatureOf(fstatSync(fd)) !== sig) return undefined;
+      const out = Buffer.allocUnsafe(to - from);
+      return readSync(fd, out, 0, out.length, from) === out.length ? out : undefined;
+    },
+  };
+  closing.register(opened, fd);
+  return opened;
 }

@@ -7,7 +7,7 @@ import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { MANIFEST, currentPointer, releaseDir } from '../../pipeline/paths.ts';
 import type { Manifest } from '../../pipeline/writer.ts';
-import { readRange, readWhole, scanLines } from './fs-files.ts';
+import { openFile, readRange, readWhole, scanLines } from './fs-files.ts';
 import type { ReleaseReader } from './reader.ts';
 import { Release, releaseBase } from './release.ts';
 
@@ -31,6 +31,9 @@ export class FsReader implements ReleaseReader {
   }
   async scan(p: string) {
     return scanLines(this.file(p));
+  }
+  open(p: string, sig: string) {
+    return openFile(this.file(p), sig);
   }
   async stream(p: string, start: number, end: number) {
     return createReadStream(this.file(p), { start, end });

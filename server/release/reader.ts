@@ -10,6 +10,11 @@
  * for, so a request path never becomes a storage path.
  */
 
+/** A file kept open for reads by offset: bytes [from, to), or undefined once it is no longer the copy it was opened as. */
+export interface OpenFile {
+  read(from: number, to: number): Buffer | undefined;
+}
+
 /** A file's bytes and what identifies this copy of it (inode/size/mtime, or an object's etag). */
 export interface Read {
   bytes: Buffer;
@@ -44,6 +49,12 @@ export interface ReleaseReader {
    * because each range read would be a subrequest).
    */
   scan?(path: string): Promise<Scan>;
+  /**
+   * Optional: the file kept open for synchronous reads by offset while it is the copy `sig`
+   * names, or undefined when it is not (Node: a search index's postings stay on disk,
+   * binary-index.ts; the Worker holds the whole file, each read would be a subrequest).
+   */
+  open?(path: string, sig: string): OpenFile | undefined;
   /** A body to stream bytes [start, end] (inclusive) of a file: a download. Its type is the adapter's own. */
   stream(path: string, start: number, end: number): Promise<unknown>;
   /** Checks that every file of a release exists with its size before it is served (optional: R2 was checked at publish). */

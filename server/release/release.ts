@@ -92,6 +92,7 @@ export class Release {
     this.searching = new ReleaseSearch({
       datasets: this.datasets, cache: this.cache, budget: cacheBytes,
       entry: (rel) => this.entry(rel), json: (rel) => this.json(rel), read: (rel) => this.readChecked(rel), cached: (key, load) => this.cached(key, load),
+      readAt: (rel) => this.readAt(rel),
     });
     reader.verifyRelease?.(this.id, this.base, this.manifest.files);
   }
@@ -285,6 +286,18 @@ export class Release {
     if (this.corrupt.has(rel)) throw corruptError(rel);
     const sig = this.verified.get(rel);
     return sig === undefined ? undefined : this.reader.range(this.base + rel, from, to, sig);
+  }
+
+  /**
+   * Synchronous reads by offset of a file checked before (its signature unchanged since),
+   * when the reader can keep it open (Node); undefined otherwise. A read of a file changed
+   * since is answered release_corrupt, as a line of a changed pack is: never unchecked bytes.
+   */
+  private readAt(rel: string): ((from: number, to: number) => Uint8Array) | undefined {
+    const sig = this.verified.get(rel);
+    const opened = sig === undefined ? undefined : this.reader.open?.(this.base + rel, sig);
+    if (!opened) return undefined;
+    return (from, to) => opened.read(from, to) ?? this.bad(rel, rel);
   }
 
   /**

@@ -72,7 +72,8 @@ type TermData = Map<number, Postings>;
 
 /** The term dictionary and postings: what minisearch's radix tree answers (get, atPrefix, fuzzyGet, size). */
 class TermTable {
-  constructor(private readonly off: Uint32Array, private readonly chars: Uint16Array, private readonly rank: Uint32Array, private readonly postOff: Uint32Array, private readonly post: Uint8Array) {}
+  /** `post(from, to)`: bytes [from, to) of the postings section, a view of memory or a read from the file. */
+  constructor(private readonly off: Uint32Array, private readonly chars: Uint16Array, private readonly rank: Uint32Array, private readonly postOff: Uint32Array, private readonly post: (from: number, to: number) => Uint8Array) {}
 
   get size() { return this.rank.length; }
 
@@ -123,8 +124,8 @@ class TermTable {
   }
 
   data(k: number): TermData {
-    const post = this.post;
-    let i = this.postOff[k];
+    const post = this.post(this.postOff[k], this.postOff[k + 1]);
+    let i = 0;
     const next = () => {
       let v = 0, mul = 1, b: number;
       do {
@@ -226,26 +227,50 @@ export class DocumentIds {
   [Symbol.iterator]() { return this.entries(); }
 }
 
-/** The header and section views of a binary index file; throws on a file of another form. */
-function sections(buf: Uint8Array) {
+/**
+ * The header and section views of a binary index file; throws on a file of another form.
+ * With `readAt` and the postings last in the file (as pipeline/search-binary.ts writes
+ * them), only the bytes before the postings are kept (copied: a view would hold the whole
+ * file), and the postings are read from the file a word at a time.
+ */
+function sections(buf: Uint8Array, readAt?: (from: number, to: number) => Uint8Array) {
   if (!LITTLE_ENDIAN) throw new Error('search index: the binary form needs a little-endian machine');
   if (buf.length < MAGIC.length + 4 || new TextDecoder().decode(buf.subarray(0, MAGIC.length)) !== MAGIC) throw new Error('search index: not a binary index file');
-  // Typed-array views need the file's bytes aligned to 8 (a pooled Buffer may not be).
-  const bytes = buf.byteOffset % 8 ? Uint8Array.from(buf) : buf;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const hlen = view.getUint32(MAGIC.length, true);
-  const h = JSON.parse(new TextDecoder().decode(bytes.subarray(MAGIC.length + 4, MAGIC.length + 4 + hlen))) as BinaryHeader;
+  const hlen = new DataView(buf.buffer, buf.byteOffset, buf.byteLength).getUint32(MAGIC.length, true);
+  const h = JSON.parse(new TextDecoder().decode(buf.subarray(MAGIC.length + 4, MAGIC.length + 4 + hlen))) as BinaryHeader;
+  for (const [name, [o, l]] of Object.entries(h.sections)) {
+    if (o + l > buf.byteLength) throw new Error(`search index: section ${name} runs past the file's end`);
+  }
+  const [postAt] = h.sections.post;
+  // The postings after every other section: all before them is what is kept.
+  const onDisk = !!readAt && Object.entries(h.sections).every(([name, [o, l]]) => name === 'post' || o + l <= postAt);
+  // Typed-array views need the bytes aligned to 8 (a pooled Buffer may not be; a fresh array is).
+  const kept = onDisk ? buf.subarray(0, postAt) : buf;
+  const bytes = onDisk || kept.byteOffset % 8 ? copyOf(kept) : kept;
   const at = <T>(name: keyof BinaryHeader['sections'], Kind: { new (b: ArrayBuffer, o: number, n: number): T; BYTES_PER_ELEMENT: number }) => {
     const [o, l] = h.sections[name];
-    if (o + l > bytes.byteLength) throw new Error(`search index: section ${name} runs past the file's end`);
     return new Kind(bytes.buffer as ArrayBuffer, bytes.byteOffset + o, l / Kind.BYTES_PER_ELEMENT);
   };
-  return { h, at };
+  const inMemory = onDisk ? undefined : at('post', Uint8Array);
+  const post = inMemory ? (from: number, to: number) => inMemory.subarray(from, to) : (from: number, to: number) => readAt!(postAt + from, postAt + to);
+  return { h, at, post, held: bytes.byteLength };
 }
 
-/** A binary index file as a MiniSearch searching it in place (the options the index was built with). */
-export function openBinaryIndex(buf: Uint8Array, options: LoadOptions): MiniSearch {
-  const { h, at } = sections(buf);
+/** A copy in an array of its own (memcpy; starts at offset 0, so aligned). */
+function copyOf(b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(b.byteLength);
+  out.set(b);
+  return out;
+}
+
+/**
+ * A binary index file as a MiniSearch searching it in place (the options the index was
+ * built with). `readAt` (Node: the checked file kept open, release.ts readAt) keeps the
+ * postings, half of the release's 60 MiB of indexes, in the page cache instead of the
+ * process (issue 27: RSS); a word's postings are then one read of a few hundred bytes.
+ */
+export function openBinaryIndex(buf: Uint8Array, options: LoadOptions, readAt?: (from: number, to: number) => Uint8Array): MiniSearch {
+  const { h, at, post, held } = sections(buf, readAt);
   const ms = (MiniSearch as unknown as { loadJS(js: unknown, o: LoadOptions): MiniSearch }).loadJS({
     documentCount: h.documentCount, nextId: h.nextId, documentIds: {}, fieldIds: h.fieldIds, fieldLength: {},
     averageFieldLength: h.averageFieldLength, storedFields: {}, dirtCount: h.dirtCount, index: [], serializationVersion: 2,
@@ -258,12 +283,12 @@ export function openBinaryIndex(buf: Uint8Array, options: LoadOptions): MiniSear
   const documentIds = new DocumentIds(at('ord', Int32Array));
   const rank = h.rank ? at('rank', Float64Array) : null;
   const storedFields = { get: (id: number) => (rank && !Number.isNaN(rank[id]) ? { __rank: rank[id] } : undefined), has: (id: number) => !!rank && !Number.isNaN(rank[id]) };
-  const index = new TermTable(at('termOff', Uint32Array), at('termChars', Uint16Array), at('termRank', Uint32Array), at('postOff', Uint32Array), at('post', Uint8Array));
+  const index = new TermTable(at('termOff', Uint32Array), at('termChars', Uint16Array), at('termRank', Uint32Array), at('postOff', Uint32Array), post);
   Object.assign(ms, { _documentIds: documentIds, _idToShortId: new Map(), _fieldLength: fieldLength, _storedFields: storedFields, _index: index });
-  binaryBytes.set(ms, buf.byteLength);
+  binaryBytes.set(ms, held);
   return ms;
 }
 
 const binaryBytes = new WeakMap<MiniSearch, number>();
-/** The file size of an index opened here (what it holds), undefined for a JSON-loaded one. */
+/** The bytes an index opened here holds (the file, or the file less its postings), undefined for a JSON-loaded one. */
 export const binaryIndexBytes = (ms: MiniSearch) => binaryBytes.get(ms);

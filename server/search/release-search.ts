@@ -48,6 +48,8 @@ export interface ReleaseFiles {
   json<V>(rel: string): Promise<V>;
   read(rel: string): Promise<Buffer>;
   cached<V>(key: string, load: () => Promise<[V, number]>): Promise<V>;
+  /** Synchronous reads by offset of a file just read and checked, where the store allows (Node); else undefined. */
+  readAt?(rel: string): ((from: number, to: number) => Uint8Array) | undefined;
 }
 
 /** Index files and term shards a search reads, loaded before it runs (every read is async; the search itself is not). */
@@ -141,7 +143,9 @@ export class ReleaseSearch {
         // file; none of a JSON text, which cached held as much again as the index).
         const options = searchOptions(info.search_fields, info.search_rank, info.search_tuning?.stopWords);
         const buf = await this.r.read(file.rel);
-        const ms = file.binary ? openBinaryIndex(buf, options) : keepTypoPrefix(await loadIndexSliced(buf.toString('utf8'), options));
+        // A binary index keeps its postings on disk where the store can read them by offset
+        // (binary-index.ts): half its bytes, read a word at a time from the page cache.
+        const ms = file.binary ? openBinaryIndex(buf, options, this.r.readAt?.(file.rel)) : keepTypoPrefix(await loadIndexSliced(buf.toString('utf8'), options));
         const bytes = indexHeapBytes(ms, buf.length);
         if (!onlyIfRoom || this.r.cache.bytes + bytes <= this.r.budget) this.r.cache.set(key, ms, bytes);
         return ms;
