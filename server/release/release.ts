@@ -8,7 +8,7 @@
  * LRU bounded by `cacheBytes` (the Node server: ALMANAC_CACHE_MB, default 256; 0 reads
  * on every request). A record read alone (a search hit, a lookup) does not load its pack
  * into the cache when the reader can scan (Node): after the pack's first read, single
- * lines are read at their offsets (`record`).
+ * lines are read at their offsets (`record`, pack-lines.ts).
  *
  * Every read is async (the edge's reads are), and every file is checked: against its
  * sha256 on first read, unless the store verified it when it was written (R2).
@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip } from 'node:zlib';
-import { PACK_SIZE, aliasKey, bucketOf, columnPath, filterPath, keyBucketPath, packOf, packPath } from '../../pipeline/paths.ts';
+import { aliasKey, bucketOf, columnPath, filterPath, keyBucketPath } from '../../pipeline/paths.ts';
 import type { DatasetInfo } from '../../pipeline/shards.ts';
 import type { FileEntry, Manifest } from '../../pipeline/writer.ts';
 import { ApiError } from '../http/errors.ts';
@@ -25,6 +25,7 @@ import { ReleaseSearch } from '../search/release-search.ts';
 import { parseJson } from './json-slices.ts';
 import { bucketEntry, keyBucket, type BucketEntry } from './key-bucket.ts';
 import { Lru } from './lru.ts';
+import { PackLines } from './pack-lines.ts';
 import type { ReleaseReader } from './reader.ts';
 
 const brotliDecompressAsync = promisify(brotliDecompress);
@@ -60,13 +61,6 @@ async function sha256(b: Buffer): Promise<string> {
   return Buffer.from(await globalThis.crypto.subtle.digest('SHA-256', b as unknown as BufferSource)).toString('hex');
 }
 
-/** Where each newline-ended line of `buf` starts, plus the offset after the last newline. */
-export function lineStartsOf(buf: Buffer): Uint32Array {
-  const starts: number[] = [0];
-  for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, i + 1)) starts.push(i + 1);
-  return Uint32Array.from(starts);
-}
-
 export class Release {
   readonly id: string;
   readonly base: string;
@@ -78,6 +72,8 @@ export class Release {
   private readonly cacheBudget: number;
   /** Search over the minisearch indexes and word indexes of this release (search/release-search.ts). */
   private readonly searching: ReleaseSearch;
+  /** Records read from packs, by line where the reader can scan (pack-lines.ts). */
+  private readonly lines: PackLines;
 
   constructor(readonly reader: ReleaseReader, at: ReleaseAt) {
     this.id = at.id;
@@ -93,6 +89,11 @@ export class Release {
       datasets: this.datasets, cache: this.cache, budget: cacheBytes,
       entry: (rel) => this.entry(rel), json: (rel) => this.json(rel), read: (rel) => this.readChecked(rel), cached: (key, load) => this.cached(key, load),
       readAt: (rel) => this.readAt(rel),
+    });
+    this.lines = new PackLines({
+      reader, base: this.base, datasets: this.datasets, entry: (rel) => this.entry(rel), read: (rel) => this.readChecked(rel),
+      cached: (key, load) => this.cached(key, load), get: (key) => this.cache.get(key),
+      verified: this.verified, corrupt: this.corrupt, bad: (rel, disk) => this.bad(rel, disk), corruptError,
     });
     reader.verifyRelease?.(this.id, this.base, this.manifest.files);
   }
@@ -205,89 +206,6 @@ export class Release {
     });
   }
 
-  /** The record lines of one pack, each a complete JSON object (cached: list pages read whole packs). */
-  private pack(ds: string, n: number): Promise<Buffer[]> {
-    // Read past the file cache: the lines hold the pack's buffer, counted once here
-    // (through file() each pack was counted twice, and aviation's 134 packs filled the cache).
-    return this.cached(`p:${ds}/${n}`, async () => {
-      const rel = packPath(ds, n);
-      const buf = await this.readChecked(rel);
-      const starts = lineStartsOf(buf);
-      this.lineStarts.set(rel, starts);
-      const lines: Buffer[] = new Array(starts.length - 1);
-      for (let k = 0; k + 1 < starts.length; k++) lines[k] = buf.subarray(starts[k], starts[k + 1] - 1);
-      return [lines, buf.length + lines.length * 16];
-    });
-  }
-
-  /**
-   * Where each line of a pack read once starts (4 bytes a line), so that one record is
-   * read alone: a search answer's 20 records from anywhere in a large dataset read 20
-   * lines, not 20 packs of ~1 MB, and do not push the search index parts out of the cache
-   * (issue 14: aviation's answers took 20–70 ms, most of it reloading the parts its own
-   * pack reads had evicted).
-   */
-  private readonly lineStarts = new Map<string, Uint32Array>();
-
-  /**
-   * One record by ordinal: from its pack if cached; else, when the reader can scan, read
-   * alone (its pack read and checked once, not cached, then single lines at their
-   * offsets); else through its whole pack.
-   */
-  async record(ds: string, ordinal: number): Promise<Buffer> {
-    const size = this.packSize(ds);
-    const n = packOf(ordinal, size);
-    const i = ordinal % size;
-    const cached = this.cache.get(`p:${ds}/${n}`) as Buffer[] | undefined;
-    if (cached) return cached[i];
-    if (!this.reader.scan) return (await this.pack(ds, n))[i];
-    const rel = packPath(ds, n);
-    const known = this.lineStarts.get(rel);
-    if (known && i + 1 < known.length) {
-      const line = await this.readLine(rel, known[i], known[i + 1] - 1);
-      if (line) return line;
-    }
-    const starts = await this.scanPack(rel);
-    if (i + 1 >= starts.length) throw new Error(`${rel} has no record ${i}`);
-    const line = await this.readLine(rel, starts[i], starts[i + 1] - 1);
-    if (!line) throw corruptError(rel); // changed between the scan and the read
-    return line;
-  }
-
-  /** Scans under way, so concurrent reads of one pack's records check it once. */
-  private readonly scanning = new Map<string, Promise<Uint32Array>>();
-
-  /** Checks a pack against its sha256 and finds its line starts, without holding its bytes. */
-  private scanPack(rel: string): Promise<Uint32Array> {
-    let p = this.scanning.get(rel);
-    if (!p) {
-      p = this.scanOnce(rel).finally(() => this.scanning.delete(rel));
-      this.scanning.set(rel, p);
-    }
-    return p;
-  }
-
-  private async scanOnce(rel: string): Promise<Uint32Array> {
-    const e = this.entry(rel);
-    if (!e) throw new Error(`not in manifest: ${rel}`); // as readChecked: never a path the manifest does not list
-    if (this.corrupt.has(rel)) throw corruptError(rel);
-    const scan = await this.reader.scan!(this.base + rel);
-    if (scan.size !== e.size || scan.sha256 !== e.sha256) this.bad(rel, rel);
-    this.verified.set(rel, scan.sig);
-    this.lineStarts.set(rel, scan.starts);
-    return scan.starts;
-  }
-
-  /**
-   * Bytes [from, to) of a file verified before, or undefined (the caller reads and checks
-   * the whole file) when it changed since: no line of a changed file is served unchecked.
-   */
-  private async readLine(rel: string, from: number, to: number): Promise<Buffer | undefined> {
-    if (this.corrupt.has(rel)) throw corruptError(rel);
-    const sig = this.verified.get(rel);
-    return sig === undefined ? undefined : this.reader.range(this.base + rel, from, to, sig);
-  }
-
   /**
    * Synchronous reads by offset of a file checked before (its signature unchanged since),
    * when the reader can keep it open (Node); undefined otherwise. A read of a file changed
@@ -300,47 +218,16 @@ export class Release {
     return (from, to) => opened.read(from, to) ?? this.bad(rel, rel);
   }
 
-  /**
-   * Records [offset, offset+limit) in list order: at most two packs for a page. As a single
-   * record is (`record`), a page's run of lines is read alone when the reader can scan, and
-   * its pack is not cached: list pages over many datasets would otherwise keep whole packs
-   * (~1 MB for 20 records) and push the key buckets out (issue 27, RSS).
-   */
-  async slice(ds: string, offset: number, limit: number): Promise<Buffer[]> {
-    const info = this.datasets.get(ds)!;
-    const end = Math.min(info.records, offset + limit);
-    const out: Buffer[] = [];
-    const size = this.packSize(ds);
-    for (let o = offset; o < end;) {
-      const n = packOf(o, size);
-      const upto = Math.min(end, (n + 1) * size);
-      out.push(...await this.packRun(ds, n, o % size, upto - n * size));
-      o = upto;
-    }
-    return out;
+  /** One record by ordinal (pack-lines.ts: from its cached pack, else read alone at its offsets when the reader can scan). */
+  record(ds: string, ordinal: number): Promise<Buffer> {
+    return this.lines.record(ds, ordinal);
   }
 
-  /** Lines [from, to) of a pack: from the cache, else read as one range when the reader can scan, else through the pack. */
-  private async packRun(ds: string, n: number, from: number, to: number): Promise<Buffer[]> {
-    const cached = this.cache.get(`p:${ds}/${n}`) as Buffer[] | undefined;
-    if (!cached && this.reader.scan) {
-      const rel = packPath(ds, n);
-      const starts = this.lineStarts.get(rel) ?? await this.scanPack(rel);
-      if (to >= starts.length) throw new Error(`${rel} has no record ${to - 1}`);
-      const run = await this.readLine(rel, starts[from], starts[to] - 1);
-      if (run) {
-        const lines: Buffer[] = new Array(to - from);
-        for (let k = from; k < to; k++) lines[k - from] = run.subarray(starts[k] - starts[from], starts[k + 1] - 1 - starts[from]);
-        return lines;
-      }
-    }
-    return (cached ?? await this.pack(ds, n)).slice(from, to);
+  /** Records [offset, offset+limit) in list order (pack-lines.ts: a page's run of lines read alone when the reader can scan). */
+  slice(ds: string, offset: number, limit: number): Promise<Buffer[]> {
+    return this.lines.slice(ds, offset, limit);
   }
 
-  /** Records per pack of a dataset (its manifest's pack_size; releases have always written it). */
-  private packSize(ds: string): number {
-    return this.datasets.get(ds)?.pack_size ?? PACK_SIZE;
-  }
 
   /** A key bucket's entry for `k`, found in the bucket's cached bytes (key-bucket.ts says why not parsed). */
   private async keyEntry(ds: string, k: string): Promise<BucketEntry | undefined> {

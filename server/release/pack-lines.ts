@@ -1,0 +1,172 @@
+/**
+ * The records of a release's packs, read by line (split out of release.ts, which owns the
+ * manifest, the checked reads and the cache): one record, or a list page's run of lines,
+ * is read alone at its offsets once its pack was checked, so single records do not load
+ * whole packs into the cache. Whole packs are read and cached only where the reader cannot
+ * scan (the Cloudflare Worker: each range read would be a subrequest), or when a pack is
+ * already held. The cache, the verified signatures and the corrupt set are the release's
+ * own, shared through PackFiles: nothing here keeps a second copy of them.
+ */
+import { PACK_SIZE, packOf, packPath } from '../../pipeline/paths.ts';
+import type { DatasetInfo } from '../../pipeline/shards.ts';
+import type { FileEntry } from '../../pipeline/writer.ts';
+import type { ReleaseReader } from './reader.ts';
+
+/** What the pack reads need of the release (release.ts): its reader, manifest, checked reads and shared cache. */
+export interface PackFiles {
+  reader: ReleaseReader;
+  /** Prefix of the release's files in the reader. */
+  base: string;
+  datasets: Map<string, DatasetInfo>;
+  entry(rel: string): FileEntry | undefined;
+  /** A file's identity bytes, checked against the manifest (not cached). */
+  read(rel: string): Promise<Buffer>;
+  /** Through the release's LRU, loading once for concurrent requests. */
+  cached<V>(key: string, load: () => Promise<[V, number]>): Promise<V>;
+  /** What the release's LRU holds under `key` (marked recently used), without loading. */
+  get(key: string): unknown;
+  /** The release's files (by disk path) whose bytes matched, with the signature they had then. */
+  verified: Map<string, string>;
+  /** The release's files whose bytes did not match the manifest. */
+  corrupt: Set<string>;
+  /** Marks a file corrupt, reports it, and throws release_corrupt. */
+  bad(rel: string, disk: string): never;
+  /** The release_corrupt error for a file. */
+  corruptError(rel: string): Error;
+}
+
+/** Where each newline-ended line of `buf` starts, plus the offset after the last newline. */
+export function lineStartsOf(buf: Buffer): Uint32Array {
+  const starts: number[] = [0];
+  for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, i + 1)) starts.push(i + 1);
+  return Uint32Array.from(starts);
+}
+
+export class PackLines {
+  constructor(private readonly r: PackFiles) {}
+
+  /** The record lines of one pack, each a complete JSON object (cached: list pages read whole packs). */
+  private pack(ds: string, n: number): Promise<Buffer[]> {
+    // Read past the file cache: the lines hold the pack's buffer, counted once here
+    // (through file() each pack was counted twice, and aviation's 134 packs filled the cache).
+    return this.r.cached(`p:${ds}/${n}`, async () => {
+      const rel = packPath(ds, n);
+      const buf = await this.r.read(rel);
+      const starts = lineStartsOf(buf);
+      this.lineStarts.set(rel, starts);
+      const lines: Buffer[] = new Array(starts.length - 1);
+      for (let k = 0; k + 1 < starts.length; k++) lines[k] = buf.subarray(starts[k], starts[k + 1] - 1);
+      return [lines, buf.length + lines.length * 16];
+    });
+  }
+
+  /**
+   * Where each line of a pack read once starts (4 bytes a line), so that one record is
+   * read alone: a search answer's 20 records from anywhere in a large dataset read 20
+   * lines, not 20 packs of ~1 MB, and do not push the search index parts out of the cache
+   * (issue 14: aviation's answers took 20–70 ms, most of it reloading the parts its own
+   * pack reads had evicted).
+   */
+  private readonly lineStarts = new Map<string, Uint32Array>();
+
+  /**
+   * One record by ordinal: from its pack if cached; else, when the reader can scan, read
+   * alone (its pack read and checked once, not cached, then single lines at their
+   * offsets); else through its whole pack.
+   */
+  async record(ds: string, ordinal: number): Promise<Buffer> {
+    const size = this.packSize(ds);
+    const n = packOf(ordinal, size);
+    const i = ordinal % size;
+    const cached = this.r.get(`p:${ds}/${n}`) as Buffer[] | undefined;
+    if (cached) return cached[i];
+    if (!this.r.reader.scan) return (await this.pack(ds, n))[i];
+    const rel = packPath(ds, n);
+    const known = this.lineStarts.get(rel);
+    if (known && i + 1 < known.length) {
+      const line = await this.readLine(rel, known[i], known[i + 1] - 1);
+      if (line) return line;
+    }
+    const starts = await this.scanPack(rel);
+    if (i + 1 >= starts.length) throw new Error(`${rel} has no record ${i}`);
+    const line = await this.readLine(rel, starts[i], starts[i + 1] - 1);
+    if (!line) throw this.r.corruptError(rel); // changed between the scan and the read
+    return line;
+  }
+
+  /** Scans under way, so concurrent reads of one pack's records check it once. */
+  private readonly scanning = new Map<string, Promise<Uint32Array>>();
+
+  /** Checks a pack against its sha256 and finds its line starts, without holding its bytes. */
+  private scanPack(rel: string): Promise<Uint32Array> {
+    let p = this.scanning.get(rel);
+    if (!p) {
+      p = this.scanOnce(rel).finally(() => this.scanning.delete(rel));
+      this.scanning.set(rel, p);
+    }
+    return p;
+  }
+
+  private async scanOnce(rel: string): Promise<Uint32Array> {
+    const e = this.r.entry(rel);
+    if (!e) throw new Error(`not in manifest: ${rel}`); // as readChecked: never a path the manifest does not list
+    if (this.r.corrupt.has(rel)) throw this.r.corruptError(rel);
+    const scan = await this.r.reader.scan!(this.r.base + rel);
+    if (scan.size !== e.size || scan.sha256 !== e.sha256) this.r.bad(rel, rel);
+    this.r.verified.set(rel, scan.sig);
+    this.lineStarts.set(rel, scan.starts);
+    return scan.starts;
+  }
+
+  /**
+   * Bytes [from, to) of a file verified before, or undefined (the caller reads and checks
+   * the whole file) when it changed since: no line of a changed file is served unchecked.
+   */
+  private async readLine(rel: string, from: number, to: number): Promise<Buffer | undefined> {
+    if (this.r.corrupt.has(rel)) throw this.r.corruptError(rel);
+    const sig = this.r.verified.get(rel);
+    return sig === undefined ? undefined : this.r.reader.range(this.r.base + rel, from, to, sig);
+  }
+
+  /**
+   * Records [offset, offset+limit) in list order: at most two packs for a page. As a single
+   * record is (`record`), a page's run of lines is read alone when the reader can scan, and
+   * its pack is not cached: list pages over many datasets would otherwise keep whole packs
+   * (~1 MB for 20 records) and push the key buckets out (issue 27, RSS).
+   */
+  async slice(ds: string, offset: number, limit: number): Promise<Buffer[]> {
+    const info = this.r.datasets.get(ds)!;
+    const end = Math.min(info.records, offset + limit);
+    const out: Buffer[] = [];
+    const size = this.packSize(ds);
+    for (let o = offset; o < end;) {
+      const n = packOf(o, size);
+      const upto = Math.min(end, (n + 1) * size);
+      out.push(...await this.packRun(ds, n, o % size, upto - n * size));
+      o = upto;
+    }
+    return out;
+  }
+
+  /** Lines [from, to) of a pack: from the cache, else read as one range when the reader can scan, else through the pack. */
+  private async packRun(ds: string, n: number, from: number, to: number): Promise<Buffer[]> {
+    const cached = this.r.get(`p:${ds}/${n}`) as Buffer[] | undefined;
+    if (!cached && this.r.reader.scan) {
+      const rel = packPath(ds, n);
+      const starts = this.lineStarts.get(rel) ?? await this.scanPack(rel);
+      if (to >= starts.length) throw new Error(`${rel} has no record ${to - 1}`);
+      const run = await this.readLine(rel, starts[from], starts[to] - 1);
+      if (run) {
+        const lines: Buffer[] = new Array(to - from);
+        for (let k = from; k < to; k++) lines[k - from] = run.subarray(starts[k] - starts[from], starts[k + 1] - 1 - starts[from]);
+        return lines;
+      }
+    }
+    return (cached ?? await this.pack(ds, n)).slice(from, to);
+  }
+
+  /** Records per pack of a dataset (its manifest's pack_size; releases have always written it). */
+  private packSize(ds: string): number {
+    return this.r.datasets.get(ds)?.pack_size ?? PACK_SIZE;
+  }
+}
