@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import HeavyFirst from './test/sequencer.ts';
 
 export default defineConfig({
   test: {
@@ -11,5 +12,7 @@ export default defineConfig({
     hookTimeout: 600_000,
     // Two cores: run files in parallel but keep it modest.
     maxWorkers: 2,
+    // Files with long setup first, so the two workers finish together (test/sequencer.ts).
+    sequence: { sequencer: HeavyFirst },
   },
 });
