@@ -81,7 +81,9 @@ describe('binary search indexes', () => {
       const qs = queries(docs, info.search_fields[0]);
       expect(qs.length).toBeGreaterThan(200);
       let found = 0;
-      for (const q of qs) {
+      for (const [k, q] of qs.entries()) {
+        // Seconds of synchronous comparisons: give the worker's event loop back now and then (test/loop-watch.ts).
+        if (k % 50 === 49) await new Promise((resolve) => setImmediate(resolve));
         for (const o of variants) {
           const expected = scored(json, q, o);
           found += expected.length;
