@@ -157,6 +157,8 @@ describe('binary search indexes', () => {
       writeFileSync(file, bytes);
       await expect(r.searchWithin('elements', 'gold')).rejects.toMatchObject({ code: 'release_corrupt' });
       expect([...r.corrupt]).toContain('elements/search.bin');
+      // A file that cannot be opened (gone) is not kept open: the index keeps the postings it just checked.
+      expect(openFile(join(d, 'no-such-file.bin'), 'x')).toBeUndefined();
     } finally {
       cleanup(d);
     }

@@ -114,7 +114,10 @@ export function createCore(opts: CoreOptions): Core {
   // Only the forms are kept, not the identity body the handler composes again anyway: a
   // 100-verse range is 4.6 MB, its br form 0.14 MB (32 MiB held 6 ranges; 16 MiB now holds ~45).
   const byEtag = new Lru<Forms>(opts.responseCacheBytes ? Math.min(opts.responseCacheBytes, 16 * 2 ** 20) : 16 * 2 ** 20);
-  const keepByEtag = (e: Encoded) => byEtag.set(e.hash, e.forms(), formsBytes(e.forms()) + 64);
+  const keepByEtag = (e: Encoded) => {
+    const forms = e.forms();
+    byEtag.set(e.hash, forms, formsBytes(forms) + 64);
+  };
   let stateWarned = 0;
 
   /** parse: method, path, query, surface and route; OPTIONS answered at once. */

@@ -93,11 +93,17 @@ const closing = new FinalizationRegistry<number>((fd) => {
 
 /**
  * `file` opened for reads by offset while it is the copy `sig` names (undefined when it is
- * not, already): each read checks the signature again (one fstat) and reads with one
- * positional read, synchronously, for a caller that cannot wait (minisearch's search).
+ * not, already, or cannot be opened: the caller keeps the bytes it just checked instead):
+ * each read checks the signature again (one fstat) and reads with one positional read,
+ * synchronously, for a caller that cannot wait (minisearch's search).
  */
 export function openFile(file: string, sig: string): OpenFile | undefined {
-  const fd = openSync(file, 'r');
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
   if (signatureOf(fstatSync(fd)) !== sig) {
     closeSync(fd);
     return undefined;

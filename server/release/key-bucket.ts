@@ -11,12 +11,12 @@
  *
  * Why it is exact: the needle is the key as JSON.stringify writes it, then `:`, and a
  * match counts only where a key of the object starts (found by one pass over the bytes
- * that follows the strings, `keyStarts`). From a key's opening quote the needle's escapes
+ * that follows the strings, `keyBucket`). From a key's opening quote the needle's escapes
  * read as the file's do, so its closing quote is that key's own: a match is that key,
  * whole. A match anywhere else (inside a key or an id: `{"":["{",":"]}` holds `",":`) is
  * skipped. test/key-bucket.test.ts checks this against JSON.parse for arbitrary keys.
  */
-const QUOTE = 34, BACKSLASH = 92, COLON = 58;
+const QUOTE = 34, BACKSLASH = 92, COLON = 58, RBRACE = 125;
 
 export type BucketEntry = number | string[];
 
@@ -54,7 +54,7 @@ export function bucketEntry({ bytes, starts }: KeyBucket, key: string): BucketEn
   const from = at + needle.length;
   // The value runs to the next key's opening quote less its comma, or to the closing brace.
   const k = upperBound(starts, at);
-  const to = k < starts.length ? starts[k] - 1 : bytes.lastIndexOf(125);
+  const to = k < starts.length ? starts[k] - 1 : bytes.lastIndexOf(RBRACE);
   return JSON.parse(bytes.toString('utf8', from, to)) as BucketEntry;
 }
 

@@ -45,7 +45,7 @@ export function lineStartsOf(buf: Buffer): Uint32Array {
 export class PackLines {
   constructor(private readonly r: PackFiles) {}
 
-  /** The record lines of one pack, each a complete JSON object (cached: list pages read whole packs). */
+  /** The record lines of one pack, each a complete JSON object, cached (where the reader cannot scan, or a changed pack is read again whole). */
   private pack(ds: string, n: number): Promise<Buffer[]> {
     // Read past the file cache: the lines hold the pack's buffer, counted once here
     // (through file() each pack was counted twice, and aviation's 134 packs filled the cache).
