@@ -3,11 +3,15 @@
  * tables, the tables themselves at the places the issue measured, and the Greek rules
  * checked against the mirrored Greek texts.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { alignBook, dice } from '../sources/scripture/versification/verse-align.ts';
 import { kjvKeys, numberingRows, vulgateKey } from '../sources/scripture/versification/numbering.ts';
+import { readVerseMap } from '../sources/readers/oshb.ts';
+import { versification } from '../sources/scripture/books.ts';
+import { HebrewMap } from '../sources/scripture/study/versification.ts';
+import { PROJECT_ROOT } from '../pipeline/paths.ts';
 import { MIRROR_ROOT, NEEDS_MIRROR } from './helpers.ts';
 
 describe('the verse aligner (pipeline/versification-maps.ts uses it to write the numbering tables)', () => {
@@ -40,6 +44,38 @@ describe('the verse aligner (pipeline/versification-maps.ts uses it to write the
     const joined = alignBook(split, drc);
     expect(joined.get('x.1')).toEqual(['jonah.2.1']);
     expect(joined.get('x.2')).toEqual(['jonah.2.1']);
+  });
+});
+
+// Issue 36, fault 1: OSHB's own VerseMap.xml and the verses of the WLC (the morphhb npm
+// package the build reads), not a fixture.
+describe("the Hebrew map over the whole of OSHB's VerseMap and the WLC", () => {
+  const dir = path.join(PROJECT_ROOT, 'node_modules', 'morphhb', 'wlc');
+  const wlc = readdirSync(dir).filter((f) => f.endsWith('.xml') && f !== 'VerseMap.xml')
+    .flatMap((f) => [...readFileSync(path.join(dir, f), 'utf8').matchAll(/<verse osisID="([^"]+)"/g)].map((m) => m[1]));
+  const inWlc = new Set(wlc);
+  const map = new HebrewMap(readVerseMap(readFileSync(path.join(dir, 'VerseMap.xml'), 'utf8')), (r) => inWlc.has(r));
+  const heb = (ref: string) => { const [book, c, v] = ref.split('.'); return map.toKjv({ book, chapter: Number(c), verse: Number(v) }); };
+
+  it('a row for part of a verse leaves the other part under its own number (Isa 63:19!b = KJV 64:1; 1 Kgs 18:34!a = KJV 18:33b)', () => {
+    expect(heb('Isa.63.19')).toEqual(['isa.63.19', 'isa.64.1']);
+    expect(heb('1Kgs.18.34')).toEqual(['1kgs.18.33', '1kgs.18.34']);
+    expect(heb('1Kgs.20.3')).toEqual(['1kgs.20.2', '1kgs.20.3']);
+    expect(heb('1Kgs.22.21')).toEqual(['1kgs.22.21', '1kgs.22.22']);
+    expect(heb('Ps.13.6')).toEqual(['ps.13.5', 'ps.13.6']); // both parts listed: unchanged
+  });
+  it('outside the Psalms an unlisted verse another row points at keeps its number (Num 25:19 and 26:1 are both KJV 26:1)', () => {
+    expect(heb('Num.25.19')).toEqual(['num.26.1']);
+    expect(heb('Num.26.1')).toEqual(['num.26.1']);
+    expect(heb('Num.26.2')).toEqual(['num.26.2']);
+    expect(heb('Ps.3.1')).toEqual(['ps.3.1']); // a psalm title still joins KJV verse 1
+  });
+  it('every KJV Old Testament verse has a Hebrew or Aramaic verse, except Neh 7:68, which the Leningrad Codex lacks', () => {
+    const covered = new Set(wlc.flatMap(heb));
+    const kjv = versification('KJV').books.slice(0, 39).flatMap((b) => b.verses.flatMap((n, c) => Array.from({ length: n }, (_, v) => `${b.osis.toLowerCase()}.${c + 1}.${v + 1}`)));
+    expect(kjv.filter((k) => !covered.has(k))).toEqual(['neh.7.68']);
+    const inKjv = new Set(kjv);
+    expect([...covered].filter((k) => !inKjv.has(k))).toEqual([]);
   });
 });
 

@@ -6,9 +6,10 @@
  * - Hebrew (WLC/OSHB) → KJV: OSHB's own `VerseMap.xml`. A WLC verse it does not list
  *   keeps its number, except where that number is already the KJV target of another
  *   WLC verse: then it is a psalm title (Hebrew verse 1, pre-verse text in the KJV) and
- *   joins the KJV verse its following Hebrew verse maps to (Ps 3:1 title → KJV Ps 3:1).
- *   Partial mappings ("Ps.13.6!a" → Ps.13.5) put the Hebrew verse under each KJV verse
- *   it is part of.
+ *   joins the KJV verse its following Hebrew verse maps to (Ps 3:1 title → KJV Ps 3:1);
+ *   outside the Psalms it keeps its number. Partial mappings ("Ps.13.6!a" → Ps.13.5) put
+ *   the Hebrew verse under each KJV verse it is part of; the part no row names keeps its
+ *   number (Isa 63:19!b → KJV 64:1: Hebrew 63:19 is KJV 63:19 and 64:1).
  * - Vulgate (SWORD `Vulg`) → KJV: in Psalms the Vulgate follows the Septuagint's psalm
  *   numbering but the Hebrew verse numbering (titles are verse 1: Vulg Ps 22:1 "Psalmus
  *   David. Dominus regit me" = Hebrew Ps 23:1), so a Vulgate psalm verse is first moved to
@@ -41,21 +42,36 @@ export class HebrewMap {
   private readonly listed = new Map<string, string[]>();
   private readonly targets = new Set<string>();
   constructor(entries: VerseMapEntry[], private readonly hasWlc: (osisRef: string) => boolean) {
+    // Which parts of each Hebrew verse the rows place (`!a`, `!b`, or the whole verse).
+    const parts = new Map<string, Set<string>>();
     for (const e of entries) {
       const wlc = key(parse(e.wlc));
       const kjv = key(parse(e.kjv));
       const list = this.listed.get(wlc) ?? this.listed.set(wlc, []).get(wlc)!;
       if (!list.includes(kjv)) list.push(kjv);
       this.targets.add(kjv);
+      const part = /!([ab])$/.exec(e.wlc)?.[1] ?? 'whole';
+      (parts.get(wlc) ?? parts.set(wlc, new Set()).get(wlc)!).add(part);
+    }
+    // A row for one part of a verse says where that part went; the part no row names keeps
+    // its number, as every unlisted verse does (Isa 63:19!b is KJV 64:1, so its first part
+    // is KJV 63:19; 1 Kgs 18:34!a is KJV 18:33b, so its second part is KJV 18:34). Without
+    // this the KJV verse of that number had no Hebrew at all.
+    for (const [wlc, p] of parts) {
+      const list = this.listed.get(wlc)!;
+      if (p.has('b') && !p.has('a') && !list.includes(wlc)) list.unshift(wlc);
+      if (p.has('a') && !p.has('b') && !list.includes(wlc)) list.push(wlc);
     }
   }
   toKjv(r: Ref, depth = 0): string[] {
     const k = key(r);
     const listed = this.listed.get(k);
     if (listed) return listed;
-    if (!this.targets.has(k)) return [k];
-    // Claimed by another Hebrew verse: a title (or similar pre-verse material); it joins
-    // the KJV verse of the Hebrew verse after it.
+    // Claimed by another Hebrew verse: in the Psalms, a title (Hebrew verse 1, pre-verse
+    // text in the KJV), which joins the KJV verse of the Hebrew verse after it. Elsewhere
+    // the verse keeps its number and shares that KJV verse (Num 25:19 and 26:1 are both
+    // in KJV 26:1); a title rule there put Hebrew Num 26:1 under KJV 26:2.
+    if (!this.targets.has(k) || r.book !== 'Ps') return [k];
     const next = { ...r, verse: r.verse + 1 };
     if (depth > 3 || !this.hasWlc(`${r.book}.${next.chapter}.${next.verse}`)) return [k];
     return this.toKjv(next, depth + 1).slice(0, 1);
