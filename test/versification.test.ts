@@ -3,7 +3,7 @@
  * tables, the tables themselves at the places the issue measured, and the Greek rules
  * checked against the mirrored Greek texts.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { alignBook, dice } from '../sources/scripture/versification/verse-align.ts';
@@ -11,7 +11,10 @@ import { kjvKeys, numberingRows, vulgateKey } from '../sources/scripture/versifi
 import { readVerseMap } from '../sources/readers/oshb.ts';
 import { versification } from '../sources/scripture/books.ts';
 import { HebrewMap } from '../sources/scripture/study/versification.ts';
-import { PROJECT_ROOT } from '../pipeline/paths.ts';
+import { PROJECT_ROOT, cachedLocation } from '../pipeline/paths.ts';
+import { resolveInputs } from '../pipeline/inputs.ts';
+import { translationDataset } from '../sources/scripture/dataset.ts';
+import { brenton } from '../sources/scripture/ebible.ts';
 import { MIRROR_ROOT, NEEDS_MIRROR } from './helpers.ts';
 
 describe('the verse aligner (pipeline/versification-maps.ts uses it to write the numbering tables)', () => {
@@ -116,6 +119,49 @@ describe('the numbering tables at the places issue 25 measured', () => {
     expect(kjvKeys('sblgnt', 'rev.12.18')).toEqual(['rev.13.1']);
     expect(kjvKeys('byzantine-rp2018', 'rom.14.24')).toEqual(['rom.16.25']);
     expect(kjvKeys('sblgnt', 'john.1.1')).toEqual(['john.1.1']);
+    // Issue 36, fault 5: found by the content check, no rule before (KJV Acts 19:41 had no SBLGNT panel).
+    expect(kjvKeys('sblgnt', 'acts.19.40')).toEqual(['acts.19.40', 'acts.19.41']);
+  });
+});
+
+// Issue 36, faults 2-4: the tables of the Peshitta, the Vulgate and the Septuagint.
+describe('the layers\' and the Septuagint\'s own tables (issue 36)', () => {
+  it('the Peshitta: its Rom 16:24-26 are the doxology (KJV 16:25-27), its 16:27 the grace (KJV 16:24)', () => {
+    expect(['rom.16.24', 'rom.16.25', 'rom.16.26', 'rom.16.27'].map((r) => kjvKeys('peshitta', r))).toEqual([['rom.16.25'], ['rom.16.26'], ['rom.16.27'], ['rom.16.24']]);
+    expect(kjvKeys('peshitta', 'john.3.16')).toEqual(['john.3.16']);
+  });
+  it('the Vulgate has its own table: Isa 45:24-25 and 1 Thess 4:13-17 under their own numbers (the Douay-Rheims\' are one off), Jonah 2:1 under KJV 1:17', () => {
+    expect(kjvKeys('vulgate', 'isa.45.24')).toEqual(['isa.45.24']);
+    expect(kjvKeys('vulgate', 'isa.45.25')).toEqual(['isa.45.25']);
+    expect(kjvKeys('douay-rheims', 'isa.45.25')).toEqual(['isa.45.24']); // the DRC module divides otherwise
+    for (const v of [13, 14, 15, 16, 17]) expect(kjvKeys('vulgate', `1thess.4.${v}`)[0]).toBe(`1thess.4.${v}`);
+    expect(kjvKeys('vulgate', 'jonah.2.1')).toEqual(['jonah.1.17']);
+    expect(kjvKeys('vulgate', 'ps.22.1')).toEqual(['ps.23.1']);
+    expect(kjvKeys('vulgate', 'ps.10.8')).toEqual(['ps.11.7']); // was placed under a KJV Ps 11:8 that does not exist
+  });
+  it('the Septuagint (Brenton): Jer 26:2 is the Hebrew\'s 46:2, Jer 32:1 its 25:15; Exod 36:8-38 its 39, 37:7-20 its 38:9-22, 39:1-9 its 38:24-31', () => {
+    expect(kjvKeys('lxx', 'jer.26.2')).toEqual(['jer.46.2']);
+    expect(kjvKeys('brenton', 'jer.26.2')).toEqual(['jer.46.2']);
+    const chapters = (from: number, to: number, c: number, book = 'exod') => Array.from({ length: to - from + 1 }, (_, i) => kjvKeys('lxx', `${book}.${c}.${from + i}`)[0]?.split('.')[1]);
+    const share = (list: (string | undefined)[], want: string) => list.filter((x) => x === want).length / list.length;
+    expect(share(chapters(10, 38, 36), '39')).toBeGreaterThan(0.9);
+    expect(share(chapters(7, 20, 37), '38')).toBe(1);
+    expect(share(chapters(1, 9, 39), '38')).toBe(1);
+    expect(kjvKeys('lxx', 'ezra.17.1')).toEqual(['neh.7.1']); // 2 Esdras 11-23 is Nehemiah
+  });
+});
+
+const BRENTON_CACHED = Object.values(brenton.inputs).every((spec) => spec.kind !== 'url' || existsSync(cachedLocation(spec.url)));
+describe.skipIf(!BRENTON_CACHED)('the Septuagint\'s Jeremiah on Brenton\'s text (needs Brenton\'s USFM in the fetch cache: npm run fetch)', () => {
+  it('of the Brenton verses in Jer 25:14-51, at least 97% are placed in the Hebrew chapter the Septuagint order gives (80 of 682 were)', async () => {
+    const ds = translationDataset(brenton);
+    const verses = ds.normalise((await resolveInputs(ds)).raw).filter((r) => r.book === 'jer' && (r.chapter > 25 || (r.chapter === 25 && r.verse >= 14)) && r.chapter <= 51);
+    // LXX 25:14-20 = MT 49:34-39; 26 = 46; 27 = 50; 28 = 51; 29 = 47 + 49:7-22; 30 = 49; 31 = 48; 32 = 25:15ff; 33-50 = 26-43; 51 = 44-45.
+    const mt: Record<number, number[]> = { 25: [49], 26: [46], 27: [50], 28: [51], 29: [47, 49], 30: [49], 31: [48], 32: [25], 51: [44, 45] };
+    for (let c = 33; c <= 50; c++) mt[c] = [c - 7];
+    const right = verses.filter((v) => { const k = kjvKeys('brenton', v.id); return k.length && k.every((x) => mt[v.chapter].includes(Number(x.split('.')[1]))); });
+    expect(verses).toHaveLength(682);
+    expect(right.length / verses.length).toBeGreaterThanOrEqual(0.97);
   });
 });
 
@@ -151,6 +197,13 @@ describe.skipIf(!MIRROR_ROOT)(`the Greek rules agree with the mirrored Greek tex
     const within = (a: Set<string>, b: Set<string>) => [...a].filter((w) => b.has(w)).length / a.size;
     expect(within(sr.get('12.18')!, br.get('13.1')!)).toBeGreaterThan(0.8);
     expect(within(sr.get('12.18')!, br.get('12.17')!)).toBeLessThan(0.6);
+  });
+  it('the SBLGNT Acts 19:40 holds the KJV\'s 19:41 too (the Byzantine 19:41 is its last words), and the SBLGNT has no 19:41', () => {
+    const [sa, ba] = [sbl('65-Ac-morphgnt.txt'), byz('ACT.csv')];
+    expect(sa.has('19.41')).toBe(false);
+    const within = (a: Set<string>, b: Set<string>) => [...a].filter((w) => b.has(w)).length / a.size;
+    expect(within(ba.get('19.41')!, sa.get('19.40')!)).toBe(1);
+    expect(within(ba.get('19.40')!, sa.get('19.40')!)).toBeGreaterThan(0.8);
   });
   it("the Byzantine Rom 14:24 is the doxology (KJV 16:25 'Now to him that is of power to stablish you'), its Matt 23:14 SBLGNT's 23:13", () => {
     const rom = byz('ROM.csv');

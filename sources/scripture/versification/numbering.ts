@@ -1,18 +1,21 @@
 /**
- * Where a verse of a translation, or of a Greek layer, sits in the KJV's numbering: the
+ * Where a verse of a translation, or of a study layer, sits in the KJV's numbering: the
  * study's keys. The tables are data (maps/*.json): the translations' made by aligning
- * their texts with the KJV's (pipeline/versification-maps.ts), the Greek layers' the published NA/RP
- * differences (maps/greek-layers.json). A verse a table does not list keeps its number;
+ * their texts with the KJV's, the Vulgate's and the Peshitta's from their own text, each
+ * then corrected by the content check (pipeline/versification-maps.ts); the Greek
+ * layers' the published NA/RP differences (maps/greek-layers.json). A verse a table does not list keeps its number;
  * an `unplaced` verse has no KJV counterpart (the Greek additions) and is shown only to
  * translations that number it: in the Vulgate's numbering (`vulg:` study keys).
  */
 import ASV from './maps/asv.json' with { type: 'json' };
-import BRENTON from './maps/brenton.json' with { type: 'json' };
+import LXX from './maps/lxx.json' with { type: 'json' };
 import DARBY from './maps/darby.json' with { type: 'json' };
 import DRC from './maps/douay-rheims.json' with { type: 'json' };
 import GENEVA from './maps/geneva.json' with { type: 'json' };
 import GREEK from './maps/greek-layers.json' with { type: 'json' };
 import OEB from './maps/oeb.json' with { type: 'json' };
+import PESHITTA from './maps/peshitta.json' with { type: 'json' };
+import VULGATE from './maps/vulgate.json' with { type: 'json' };
 import WEB from './maps/web.json' with { type: 'json' };
 import WEBC from './maps/web-catholic.json' with { type: 'json' };
 import WEBSTER from './maps/webster.json' with { type: 'json' };
@@ -21,10 +24,16 @@ import YLT from './maps/ylt.json' with { type: 'json' };
 export interface NumberingTable { verses: Record<string, string[]>; unplaced: string[]; vulgate?: Record<string, string[]> }
 
 const TABLES: Record<string, NumberingTable> = {
-  asv: ASV, brenton: BRENTON, darby: DARBY, 'douay-rheims': DRC, geneva: GENEVA, oeb: OEB, web: WEB, 'web-catholic': WEBC, webster: WEBSTER, ylt: YLT,
+  asv: ASV, darby: DARBY, 'douay-rheims': DRC, geneva: GENEVA, oeb: OEB, web: WEB, 'web-catholic': WEBC, webster: WEBSTER, ylt: YLT,
+  // The Septuagint's numbering, made from Brenton's English: Brenton's, and any later layer in LXX numbering.
+  lxx: LXX, brenton: LXX,
+  // Study layers: the Greek ones from the published differences, the others made from their own text.
   sblgnt: { verses: GREEK.sblgnt, unplaced: [] },
   'byzantine-rp2018': { verses: GREEK['byzantine-rp2018'], unplaced: [] },
+  vulgate: VULGATE, peshitta: PESHITTA,
 };
+/** Tables of study layers (and the LXX alias), not of a translation: not in the offline database's translation rows. */
+const LAYER_TABLES = new Set(['sblgnt', 'byzantine-rp2018', 'vulgate', 'peshitta', 'lxx']);
 const unplacedSets = new Map<string, Set<string>>();
 
 /** True when the translation (or layer) has a numbering table; the KJV and the layers without one number as the KJV. */
@@ -54,7 +63,7 @@ export function vulgateKey(name: string, ref: string): string | null {
 /** Every listed placement of the translations' tables, for the offline database: [translation, reference, study key or null]. */
 export function* numberingRows(): Generator<[string, string, string | null]> {
   for (const [name, t] of Object.entries(TABLES)) {
-    if (name === 'sblgnt' || name === 'byzantine-rp2018') continue;
+    if (LAYER_TABLES.has(name)) continue;
     for (const [ref, keys] of Object.entries(t.verses)) for (const k of keys) yield [name, ref, k];
     for (const ref of t.unplaced) yield [name, ref, vulgateKey(name, ref)];
   }
