@@ -116,6 +116,55 @@ export function studyLayerChecks(server: () => { base: string; key: string }) {
     expect(rev.tokens.map((t) => t.text).join(' ')).toMatch(/^καὶ ⸀ἐστάθη ἐπὶ τὴν ἄμμον τῆς θαλάσσης/); // the SBLGNT's own text, with its variant mark
     expect((await panel('/api/v1/study/kjv/rom/16/25', 'byzantine-rp2018')).source_reference).toBe('rom.14.24');
   });
+  // Issue 36: the five versification faults, on the real layers, and the whole-corpus check.
+  it('Hebrew (issue 36, fault 1): KJV Isa 63:19 shows Hebrew 63:19, shared with 64:1; KJV Num 26:2 shows Hebrew 26:2 alone, 26:1 Hebrew 25:19 and 26:1', async () => {
+    const isa = await panel('/api/v1/study/kjv/isa/63/19', 'oshb-hebrew') as Panel & { versification: any };
+    expect(isa.source_references).toEqual(['isa.63.19']);
+    expect(isa.versification.note).toMatch(/spans KJV isa 63:19 and isa 64:1/);
+    expect((await panel('/api/v1/study/kjv/isa/64/1', 'oshb-hebrew')).source_references).toEqual(['isa.63.19']);
+    expect((await panel('/api/v1/study/kjv/num/26/2', 'oshb-hebrew')).source_references).toEqual(['num.26.2']);
+    expect((await panel('/api/v1/study/kjv/num/26/1', 'oshb-hebrew')).source_references).toEqual(['num.25.19', 'num.26.1']);
+    expect((await panel('/api/v1/study/kjv/1kgs/18/34', 'oshb-hebrew')).source_references).toEqual(['1kgs.18.34']);
+  });
+  it('Peshitta (issue 36, fault 2): KJV Rom 16:25-27 show the doxology (Peshitta 16:24-26), KJV 16:24 the grace (Peshitta 16:27)', async () => {
+    const syr = async (v: number) => (await panel(`/api/v1/study/kjv/rom/16/${v}`, 'peshitta-nt'));
+    expect((await syr(24)).source_references).toEqual(['rom.16.27']);
+    expect((await syr(24)).tokens[0].text).toBe('ܛܝܒܘܬܗ'); // "the grace"
+    expect((await syr(25)).source_references).toEqual(['rom.16.24']);
+    expect((await syr(26)).source_references).toEqual(['rom.16.25']);
+    const end = await syr(27);
+    expect(end.source_references).toEqual(['rom.16.26']);
+    expect(end.tokens.map((t) => t.text)).toContain('ܚܟܝܡܐ'); // "wise": "to God only wise"
+  });
+  it('Brenton (issue 36, fault 3): Jer 26:2 ("against the Power of Pharao Nechao") studies Hebrew Jer 46:2, Jer 32:1 Hebrew 25:15, Exod 36:10 Hebrew 39:3', async () => {
+    expect((await call('/api/v1/text/brenton/jer/26/2')).body.data.text).toMatch(/Pharao Nechao/);
+    expect((await panel('/api/v1/study/brenton/jer/26/2', 'oshb-hebrew')).source_reference).toBe('jer.46.2');
+    expect((await panel('/api/v1/study/brenton/jer/32/1', 'oshb-hebrew')).source_reference).toBe('jer.25.15');
+    expect((await panel('/api/v1/study/brenton/exod/36/10', 'oshb-hebrew')).source_reference).toBe('exod.39.3');
+  });
+  it("Vulgate (issue 36, fault 4): its own table: KJV Isa 45:24 shows the Latin of 45:24, 45:25 of 45:25; 1 Thess 4:13 of 4:13", async () => {
+    const latin = async (p: string) => (await panel(p, 'vulgate-clementine')) as Panel & { versification?: any };
+    expect((await latin('/api/v1/study/kjv/isa/45/24')).source_references).toEqual(['isa.45.24']);
+    const last = await latin('/api/v1/study/kjv/isa/45/25');
+    expect(last.source_references).toEqual(['isa.45.25']);
+    expect(last.tokens.map((t) => t.text).join(' ')).toMatch(/^In Domino justificabitur/);
+    expect((await latin('/api/v1/study/kjv/1thess/4/13')).source_references).toEqual(['1thess.4.13']);
+  });
+  it('SBLGNT (issue 36, fault 5): KJV Acts 19:41 shows SBLGNT 19:40, which spans it and 19:40, with a note', async () => {
+    const sbl = await panel('/api/v1/study/kjv/acts/19/41', 'sblgnt') as Panel & { versification: any };
+    expect(sbl.source_references).toEqual(['acts.19.40']);
+    expect(sbl.versification.note).toMatch(/spans KJV acts 19:40 and acts 19:41/);
+  });
+  it('/source-coverage: every placement of every layer checked by content; every flag and every KJV verse left without the layer has its reason', async () => {
+    const { body } = await call('/api/v1/source-coverage');
+    for (const l of body.data.layers) {
+      const c = l.placement_check;
+      expect(c, l.id).not.toBeNull();
+      expect(c.checked, l.id).toBeGreaterThan(l.id === 'oshb-aramaic' ? 200 : 5000);
+      expect(c.flags.filter((f: any) => !f.reason), `${l.id}: flags without a reason`).toEqual([]);
+      expect(c.uncovered_references.filter((k: string) => !c.uncovered_reasons[k]), `${l.id}: KJV verses without this layer, unexplained`).toEqual([]);
+    }
+  });
   // Issue 25, finding 5: a role the spec names but the release lacks.
   it('source_role=Greek Tradition answers 200 with no panels and says which layer is absent and why; an unknown role is 400', async () => {
     const r = await call('/api/v1/study/kjv/gen/1/1?source_role=Greek%20Tradition');
