@@ -166,12 +166,14 @@ const isOptional = (spec: InputSpec) => (spec.kind === 'url' || spec.kind === 'l
 /**
  * All inputs of a source, or InputUnavailable naming the first required one that cannot
  * be had. Optional inputs that are missing are left out (undefined in `raw`, listed in
- * `missing`); a dataset with none of its inputs present is unavailable.
+ * `missing` and their reasons in `reasons`); a dataset with none of its inputs present
+ * is unavailable.
  */
 export async function resolveInputs(source: DatasetSource<any>, env: NodeJS.ProcessEnv = process.env) {
   const raw: RawInputs = {};
   const resolved: ResolvedInput[] = [];
   const missing: string[] = [];
+  const reasons: Record<string, string> = {};
   let firstReason: string | undefined;
   for (const name of Object.keys(source.inputs).sort()) {
     const spec = source.inputs[name];
@@ -182,11 +184,13 @@ export async function resolveInputs(source: DatasetSource<any>, env: NodeJS.Proc
     } catch (err) {
       if (!(err instanceof InputUnavailable) || !isOptional(spec)) throw err;
       missing.push(name);
+      const note = (spec as { missingNote?: string }).missingNote;
+      reasons[name] = note ? `${err.message}. ${note}` : err.message;
       firstReason ??= err.message;
     }
   }
   if (!resolved.length) throw new InputUnavailable(firstReason ?? `${source.id} has no inputs`);
-  return { raw, resolved, missing };
+  return { raw, resolved, missing, reasons };
 }
 
 /** Why an upstream file is missing, and the two ways to supply it (issue 28: "run npm run fetch" alone fails the same way offline). */

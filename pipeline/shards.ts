@@ -80,6 +80,8 @@ export interface DatasetInfo {
   refresh?: { expected_seconds: number; stale_after_seconds: number };
   /** Optional inputs that were not in the cache for this build. */
   missing_inputs?: string[];
+  /** Why each missing input is missing (the build's reason, with the source's `missingNote`): the catalogue lists them. */
+  missing_reasons?: Record<string, string>;
   /** Aliases dropped because two records claimed them. */
   ambiguous_aliases: number;
   /** The source's own index over the ordered records, if it has one. */

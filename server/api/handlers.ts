@@ -309,6 +309,9 @@ export const catalogue: Handler = (ctx) => {
     records: i.records,
     status: 'available',
     endpoints: endpointOf(i.id),
+    // Optional inputs this release was built without, and why (issue 37: the food and device
+    // recall files, the subcounty populations): a partial dataset says what it lacks.
+    ...(i.missing_inputs?.length ? { missing_inputs: i.missing_inputs.map((input) => ({ input, reason: i.missing_reasons?.[input] ?? 'not fetched' })) } : {}),
   }));
   for (const [id, reason] of Object.entries(ctx.release.absent)) data.push({ dataset: id, status: 'absent', reason } as any);
   return { kind: 'json', body: JSON.stringify({ data, meta: { release: ctx.release.id, platform_contract_version: '0.9.0' } }) };
