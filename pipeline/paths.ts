@@ -26,6 +26,7 @@
  * MAX_LIMIT records) touches at most two packs, and a lookup touches one bucket and one
  * pack. Small datasets (elements: 118) are a single pack and a single bucket.
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -128,9 +129,16 @@ export function mirrorLocation(url: string, mirror: string): string {
   return path.join(path.resolve(mirror), rel);
 }
 
-/** Cache location of an upstream URL: the same <host>/<path> layout as a mirror. */
+/**
+ * Cache location of an upstream URL: the same <host>/<path> layout as a mirror. A URL with
+ * a query is other data at the same path (the Federal Register search page beside the
+ * documents endpoint's live copy), so it gets its own file: the path, "@" and a hash of
+ * the query.
+ */
 export function cachedLocation(url: string, env: NodeJS.ProcessEnv = process.env): string {
-  return mirrorLocation(url, cacheDir(env));
+  const at = mirrorLocation(url, cacheDir(env));
+  const query = new URL(url).search;
+  return query ? `${at}@${createHash('sha256').update(query).digest('hex').slice(0, 16)}` : at;
 }
 
 /** Beside a live input's cached copy: when and from where it was fetched, and its sha256. */
