@@ -17,6 +17,11 @@
  * It therefore has no upstream time (upstreamTime → null). Both forms are accepted: when a
  * feature has `id`/`type` they are checked against properties["@id"] / "Feature".
  *
+ * Snapshot (https://api.weather.gov/alerts/active of 2025-03-17T17:09:31Z, 622 alerts, the
+ * full response with @context, title, updated and each feature's own id and type; saved
+ * pretty-printed in RuthannO/Weather-Alerts): a pinned copy, which a folder mirror takes
+ * over the trimmed variant because its data is newer (`updated`; the variant has none).
+ *
  * Decisions:
  * - Times are served as ISO 8601 UTC (…Z) so the from/to bounds compare one timeline; the
  *   sender's local offset is dropped (the zones say where the alert is).
@@ -45,6 +50,11 @@ export interface WeatherAlertRecord {
 }
 
 export const ALERTS_URL = 'https://api.weather.gov/alerts/active';
+/** The complete response of 2025-03-17 (upstream mirror provenance row 658), pinned. */
+export const ALERTS_SNAPSHOT = {
+  url: 'https://raw.githubusercontent.com/RuthannO/Weather-Alerts/dbbdd001324ce42f0887d07e43861932cec7d0c8/weather_alerts.json',
+  sha256: 'e2a273f2ff3768e2e8560fd445bc2210d691813545d82515b1e578d138eab63b',
+};
 // CAP 1.2 value lists (OASIS CAP v1.2 §3.2), as api.weather.gov spells them.
 const CAP = {
   status: ['Actual', 'Exercise', 'System', 'Test', 'Draft'],
@@ -213,7 +223,11 @@ export default defineSource<WeatherAlertRecord>({
       + 'authoritative and current source; do not rely on this copy for life-safety decisions',
   }],
   inputs: {
-    alerts: { kind: 'live', url: ALERTS_URL, format: 'json', variants: [`${ALERTS_URL}.json`] },
+    alerts: {
+      kind: 'live', url: ALERTS_URL, format: 'json', variants: [`${ALERTS_URL}.json`], copies: [ALERTS_SNAPSHOT],
+      // The response's `updated`: the trimmed variant has none, so any form that has one is newer.
+      dataTime: (body) => (isObj(body) && typeof body.updated === 'string' ? body.updated : null),
+    },
   },
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
   search: { fields: ['headline', 'event', 'area_desc', 'description'], boost: { event: 3, headline: 2 } },
