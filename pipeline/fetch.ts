@@ -129,6 +129,8 @@ async function fetchEach(sources: DatasetSource<any>[], env: NodeJS.ProcessEnv, 
   const deadlineMs = Number(env.ALMANAC_FETCH_SOURCE_TIMEOUT_S ?? 900) * 1000;
   for (const source of sources) {
     const failed: (FetchOutcome & { optional: boolean })[] = [];
+    // Inputs a known copy stood in for: one line each, or one for all when there are many (the RV's 1,190 chapters).
+    const copied: string[] = [];
     const specs = Object.values(source.inputs).filter(fetched);
     const signal = AbortSignal.timeout(deadlineMs);
     for (const spec of specs) {
@@ -138,9 +140,9 @@ async function fetchEach(sources: DatasetSource<any>[], env: NodeJS.ProcessEnv, 
         if (spec.kind === 'url') {
           const got = await fetchPinned(spec, env, signal);
           status = got.status;
-          if (got.publisher) log(`fetch: ${source.id}: ${spec.url} from the known copy ${got.via} (the publisher: ${got.publisher})`);
+          if (got.publisher) copied.push(`${spec.url} from the known copy ${got.via} (the publisher: ${got.publisher})`);
         } else if (spec.kind === 'live') {
-          status = await fetchLive(spec, env, signal, (copy, publisher) => log(`fetch: ${source.id}: ${spec.url} from the known snapshot ${copy} (the publisher: ${publisher})`));
+          status = await fetchLive(spec, env, signal, (copy, publisher) => copied.push(`${spec.url} from the known snapshot ${copy} (the publisher: ${publisher})`));
         } else status = await fetchTarball(spec.package, spec.version, spec.integrity, env);
         outcomes.push({ dataset: source.id, url, status });
       } catch (err) {
@@ -151,6 +153,8 @@ async function fetchEach(sources: DatasetSource<any>[], env: NodeJS.ProcessEnv, 
     // One line per dataset, not per file: a source can have a hundred inputs. A dataset
     // whose failures are all optional inputs still builds from the rest (or from the
     // copies an earlier fetch left in the cache).
+    if (copied.length > 3) log(`fetch: ${source.id}: ${copied.length} files from their known copies, e.g. ${copied[0]}`);
+    else for (const line of copied) log(`fetch: ${source.id}: ${line}`);
     if (failed.length) {
       // Only optional inputs failed: partial, even when they are all the fetched ones (elements'
       // atomic weights beside its npm packages); the build goes on without them.

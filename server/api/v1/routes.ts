@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { SchemaObject } from 'ajv';
 import { OPENAPI_V1 } from '../../../pipeline/paths.ts';
 import { TRANSLATION_SLUGS, UNAVAILABLE } from '../../../sources/scripture/catalogue.ts';
+import { TRANSLATIONS } from '../../../sources/scripture/index.ts';
 import { datasetId, type TranslationSummary } from '../../../sources/scripture/dataset.ts';
 import type { Handler, Reply } from '../handlers.ts';
 import { LIMIT, OFFSET, Q, type ParamSpec } from '../../http/query.ts';
@@ -89,7 +90,7 @@ function translationItem(ctx: Parameters<Handler>[0], slug: string) {
   const info = ctx.release.datasets.get(datasetId(slug));
   if (!info) {
     const reason = UNAVAILABLE[slug]?.reason ?? ctx.release.absent[datasetId(slug)] ?? 'not in the live release';
-    return { slug, name: UNAVAILABLE[slug]?.name ?? slug, available: false, reason };
+    return { slug, name: UNAVAILABLE[slug]?.name ?? TRANSLATIONS.find((t) => t.slug === slug)?.name ?? slug, available: false, reason };
   }
   const s = info.summary as TranslationSummary;
   const groups: Record<string, { books: number; verses: number }> = {};

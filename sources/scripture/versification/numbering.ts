@@ -13,6 +13,7 @@ import DRC from './maps/douay-rheims.json' with { type: 'json' };
 import GENEVA from './maps/geneva.json' with { type: 'json' };
 import GREEK from './maps/greek-layers.json' with { type: 'json' };
 import OEB from './maps/oeb.json' with { type: 'json' };
+import RV from './maps/rv.json' with { type: 'json' };
 import WEB from './maps/web.json' with { type: 'json' };
 import WEBC from './maps/web-catholic.json' with { type: 'json' };
 import WEBSTER from './maps/webster.json' with { type: 'json' };
@@ -21,7 +22,7 @@ import YLT from './maps/ylt.json' with { type: 'json' };
 export interface NumberingTable { verses: Record<string, string[]>; unplaced: string[]; vulgate?: Record<string, string[]> }
 
 const TABLES: Record<string, NumberingTable> = {
-  asv: ASV, brenton: BRENTON, darby: DARBY, 'douay-rheims': DRC, geneva: GENEVA, oeb: OEB, web: WEB, 'web-catholic': WEBC, webster: WEBSTER, ylt: YLT,
+  asv: ASV, brenton: BRENTON, darby: DARBY, 'douay-rheims': DRC, geneva: GENEVA, oeb: OEB, rv: RV, web: WEB, 'web-catholic': WEBC, webster: WEBSTER, ylt: YLT,
   sblgnt: { verses: GREEK.sblgnt, unplaced: [] },
   'byzantine-rp2018': { verses: GREEK['byzantine-rp2018'], unplaced: [] },
 };
