@@ -81,12 +81,28 @@ describe.skipIf(missing.length > 0)(`release built from fetched upstreams ${reas
     ['geneva', 'john/1/1', /In the beginning was that Word/],
     ['oeb', 'ruth/1/16', /Ruth/],
     ['brenton', 'gen/1/1', /In the beginning God made the heaven and the earth/],
+    ['rv', 'john/3/16', /^For God so loved the world, that he gave his only begotten Son, that whosoever believeth on him should not perish, but have eternal life\.$/],
   ];
   for (const [slug, ref, text] of samples) {
     it(`${slug} ${ref} is the real text`, async () => {
       expect((await get(`/api/v1/text/${slug}/${ref}`)).data.text).toMatch(text);
     });
   }
+
+  it('serves rv on every text route, in /translations, in search and in study (issue 37, item 4)', async () => {
+    const rv = (await get('/api/v1/translations')).data.find((t: any) => t.slug === 'rv');
+    expect(rv).toMatchObject({ available: true, name: 'Revised Version', verse_count: 31_102, book_count: 66, versification: 'KJV' });
+    expect(rv.sources[0]).toMatchObject({ licence: { name: 'Public Domain' }, attribution: expect.stringMatching(/eBible\.org.*HelloAO/) });
+    expect((await get('/api/v1/text/rv/range?from=ps.23.1&to=ps.23.2')).data.map((v: any) => v.reference)).toEqual(['ps.23.1', 'ps.23.2']);
+    expect((await get('/api/v1/rv/acts/8')).data.verses[36]).toMatchObject({ reference: 'acts.8.37', text: '' });
+    expect((await get('/api/v1/search?translation=rv&q=only%20begotten%20son')).meta.total).toBeGreaterThan(0);
+    // Its numbering table: RV Phil 1:16 is the KJV's 1:17 (the critical order).
+    const study = await get('/api/v1/study/rv/phil/1/16');
+    expect(study.readable_text[0].text).toMatch(/^the one do it of love/);
+    const greek = study.source_panels.find((p: any) => p.layer === 'byzantine-rp2018');
+    expect(greek.source_reference).toBe('phil.1.17');
+    expect(greek.versification.note).toMatch(/rv phil 1:16 is phil 1:17/);
+  });
 
   it('keeps Strong’s numbers where the module carries them (ASV)', async () => {
     expect((await get('/api/v1/text/asv/gen/1/1')).data.strongs).toEqual(expect.arrayContaining(['H7225', 'H1254', 'H8064', 'H776']));
