@@ -142,6 +142,8 @@ describe('historical-people over HTTP (fixture release)', () => {
     expect((await get('/apis/historical-people?to=-1')).body.data.map((r: any) => r.name)).toEqual(expect.arrayContaining(['Aristotle', 'Aeschylus']));
     expect((await get('/apis/historical-people?domain=humanities')).body.data.map((r: any) => r.id)).toContain('pantheon-308');
     expect((await get('/apis/historical-people/wordnet-11152452')).body.data.id).toBe('pantheon-307');
+    // The birth-country filter takes alpha-3 and numeric codes (issue 36, item 11: ?country=840 was a 400).
+    for (const code of ['US', 'usa', '840']) expect((await get(`/apis/historical-people?country=${code}`)).body.data.map((r: any) => r.id), code).toEqual(['pantheon-307']);
   });
 
   it('answers 400 naming the parameter and 404 for unknown ids', async () => {
