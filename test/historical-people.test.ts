@@ -101,6 +101,12 @@ describe('historical-people normalise (fixtures)', () => {
     expect(() => normalisePeople(raw(Buffer.from(moved, 'latin1')))).toThrow(/correction of pantheon-36586 country: Pantheon now says "SE", not "NO"/);
   });
 
+  it('merges a regnal name WordNet gives by the given name alone (Richard I, 1157), but not a WordNet name ending in the Pantheon given name (Santa Anna is not Anna Pavlovna, both 1795)', () => {
+    expect(byId.get('pantheon-26368')).toMatchObject({ name: 'Richard I of England', wordnet_synset: '11279940', also_known_as: expect.arrayContaining(['Richard the Lionheart']) });
+    expect(byId.get('pantheon-193995')).toMatchObject({ name: 'Anna Pavlovna of Russia', wordnet_synset: null, description: null });
+    expect(byId.get('wordnet-11300895')).toMatchObject({ name: 'Antonio Lopez de Santa Anna', birth_year: 1795 });
+  });
+
   it('leads a WordNet-only peer with the person\'s name, not the title', () => {
     expect(byId.get('wordnet-10859387')).toMatchObject({ name: 'William Maxwell Aitken', also_known_as: expect.arrayContaining(['1st Baron Beaverbrook', 'Beaverbrook']) });
   });
@@ -187,8 +193,8 @@ describe('historical-people on the mirrored Pantheon file', () => {
     const dist = tempDir('almanac-people-mirror-');
     try {
       const { reports } = await buildInChild(['historical-people'], { ALMANAC_DIST: dist, ALMANAC_CACHE: MIRROR_ROOT! });
-      // 11,341 Pantheon people + 3,143 WordNet people with dates − 1,741 merged (same name and year, looseMatches, closeMatches).
-      expect(reports[0]).toMatchObject({ status: 'built', records: 12_743 });
+      // 11,341 Pantheon people + 3,143 WordNet people with dates − 1,794 merged (same name and year, looseMatches, closeMatches).
+      expect(reports[0]).toMatchObject({ status: 'built', records: 12_690 });
     } finally {
       cleanup(dist);
     }

@@ -190,10 +190,15 @@ function looseMatches(pantheon: PantheonRow[], wordnet: WordnetPerson[]): [Panth
     if (p.birthYear === null) continue;
     const words = tokens(p.name);
     const given = words[0];
-    // The surname is another word than the given name: "Anna Pavlovna of Russia" is not
-    // WordNet's "Santa Anna" (both born 1795), whose last word is her first.
-    const found = new Set(words.slice(1).flatMap((t) => bySurname.get(key(p.birthYear!, t)) ?? []));
-    const fits = [...found].filter((w) => w.names.some((n) => tokens(n).includes(given)));
+    const found = new Set(words.flatMap((t) => bySurname.get(key(p.birthYear!, t)) ?? []));
+    // A WordNet name ending in the given name itself fits only when all its words are the
+    // Pantheon name's: "Richard I" is Richard I of England (1157), but "Santa Anna" is not
+    // Anna Pavlovna of Russia, though both were born in 1795.
+    const fitsName = (n: string) => {
+      const t = tokens(n);
+      return t.includes(given) && (t.at(-1) !== given || t.every((x) => words.includes(x)));
+    };
+    const fits = [...found].filter((w) => w.names.some(fitsName));
     if (fits.length !== 1) continue;
     chosen.set(p, fits[0]);
     (candidates.get(fits[0]) ?? candidates.set(fits[0], []).get(fits[0])!).push(p);
