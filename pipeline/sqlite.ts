@@ -26,6 +26,7 @@ import path from 'node:path';
 import { datasetId } from '../sources/scripture/dataset.ts';
 import { STUDY_DATASET } from '../sources/scripture/study/dataset.ts';
 import { keyBucketPath } from './paths.ts';
+import { searchWeight } from './search-weight.ts';
 import { records } from './release-records.ts';
 import type { DatasetInfo } from './shards.ts';
 import { studyTables } from './sqlite-study.ts';
@@ -105,7 +106,8 @@ export class DatasetTables {
     const scalar = cols.filter((c) => !c.array);
     const arrays = cols.filter((c) => c.array);
     const fields = info.search_fields ?? [];
-    const rank = info.search_rank;
+    // The API's document weight (pipeline/search-weight.ts): rank and breakdown alike.
+    const rank = info.search_rank || info.search_breakdown;
     db.exec(`CREATE TABLE ${q(t)} (ordinal INTEGER PRIMARY KEY, id TEXT NOT NULL${scalar.map((c) => `, ${q(c.name)} ${c.type}`).join('')}${rank ? ', search_boost REAL' : ''}, record TEXT NOT NULL);
       CREATE TABLE ${q(`${t}__aliases`)} (alias TEXT NOT NULL, ordinal INTEGER NOT NULL);
       ${arrays.map((c) => `CREATE TABLE ${q(`${t}__${c.name}`)} (ordinal INTEGER NOT NULL, value ${c.type});`).join('\n')}
@@ -116,8 +118,7 @@ export class DatasetTables {
     this.insert = (ordinal, rec, line) => {
       const values: unknown[] = [ordinal, rec.id];
       for (const c of scalar) values.push(sqlValue(rec[c.field]));
-      // The API's document boost (server/search/release-search.ts): 1 + log10(1 + rank).
-      if (rank) values.push(info.search_rank_scale === 'linear' ? 1 + Math.max(0, Number(rec[rank] ?? 0)) : 1 + Math.log10(1 + Math.max(0, Number(rec[rank] ?? 0))));
+      if (rank) values.push(searchWeight({ rank: info.search_rank, rankScale: info.search_rank_scale, breakdown: info.search_breakdown }, rec));
       values.push(line);
       row.run(values);
       arrays.forEach((c, i) => {
@@ -144,7 +145,7 @@ export class DatasetTables {
     const weights = fields.map((f) => info.search_boost?.[f] ?? 1).join(', ');
     const fts = q(`${t}__fts`);
     return `SELECT t.id, t.record FROM ${fts} JOIN ${q(t)} t ON t.ordinal = ${fts}.rowid WHERE ${fts} MATCH :prefixes `
-      + `ORDER BY ${fts}.rowid NOT IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH :words), bm25(${fts}, ${weights})${info.search_rank ? ' * t.search_boost' : ''}, t.ordinal LIMIT 20`;
+      + `ORDER BY ${fts}.rowid NOT IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH :words), bm25(${fts}, ${weights})${info.search_rank || info.search_breakdown ? ' * t.search_boost' : ''}, t.ordinal LIMIT 20`;
   }
 }
 

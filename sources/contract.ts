@@ -206,6 +206,21 @@ export interface SearchSpec {
    */
   rankScale?: 'log' | 'linear';
   /**
+   * A field naming the record's total when the data marks the record as a breakdown of
+   * another (a WDI series by sex: SL.UEM.TOTL.MA.NE.ZS of SL.UEM.TOTL.NE.ZS), null for
+   * the others. Such records weigh half as much in search (pipeline/search-weight.ts), so
+   * a query by the plain name finds the total before its parts (issue 36, item 8).
+   */
+  breakdown?: string;
+  /**
+   * Fields holding other names the record is known by, from its sources (a country's
+   * alternative spellings and demonyms, a currency's symbols, an element's older name):
+   * each value, alone or after the record's `with` field ("Thanksgiving Day" + "Canada"),
+   * should find the record. They must be search fields. bench/search-quality.ts makes its
+   * generated query set from them, one query per distinct name (issue 36).
+   */
+  names?: { field: string; with?: string }[];
+  /**
    * For large indexes whose words are very unequal (aviation: "airport" is in 39,770 of
    * 85,836 names). Scoring a word found in tens of thousands of records dominates query
    * time, so `stopWords` are neither indexed nor searched for (a query of stop words only

@@ -162,6 +162,8 @@ describe.skipIf(!MIRROR_ROOT)(`live feeds built from the upstream mirror ${NEEDS
 
   it('clinical trials, nonprofits and population serve real records', async () => {
     expect((await ok('/apis/clinical-trials?status=COMPLETED')).meta.total).toBe(100);
+    // The country filter takes the registry's name in any case and the country's codes (issue 36, item 11).
+    for (const c of ['United%20States', 'united%20states', 'US', 'USA', '840']) expect((await ok(`/apis/clinical-trials?country=${c}`)).meta.total, c).toBe(12);
     expect((await ok('/apis/nonprofit-organizations?state=DE')).meta.total).toBe(7483);
     const np = (await ok('/apis/nonprofit-organizations?state=VT&limit=1')).data[0];
     expect((await ok(`/apis/nonprofit-organizations/${np.ein}`)).data.name).toBe(np.name);

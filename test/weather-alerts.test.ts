@@ -144,9 +144,12 @@ describe('weather-alerts normalise (fixtures)', () => {
     expect(sorted[0]).toBe('2024-12-08T22:46:06Z');
   });
 
-  it('upstreamTime is the response\'s updated, null for the mirrored copy', () => {
+  it('upstreamTime is the response\'s updated; for the mirrored copy, which has none, its newest alert\'s sent (issue 36, item 10)', () => {
     expect(alerts.upstreamTime!(live())).toBe('2024-12-08T22:47:00Z');
-    expect(alerts.upstreamTime!(wrapped())).toBeNull();
+    const newestSent = [...fromMirror.values()].map((r) => r.sent).sort().pop();
+    expect(alerts.upstreamTime!(wrapped())).toBe(newestSent);
+    expect(newestSent).toBe('2024-12-08T22:46:06Z');
+    expect(alerts.upstreamTime!({ alerts: { type: 'FeatureCollection', features: [] } })).toBeNull();
   });
 
   it('fails naming feature and field on unexpected shapes', () => {
@@ -175,7 +178,7 @@ describe('weather-alerts on the mirrored response', () => {
     const records = alerts.normalise({ alerts: body });
     expectValid(records);
     expect(records.length).toBe(444);
-    expect(alerts.upstreamTime!({ alerts: body })).toBeNull();
+    expect(alerts.upstreamTime!({ alerts: body })).toBe('2024-12-08T22:46:06Z');
     const count = (f: (r: WeatherAlertRecord) => boolean) => records.filter(f).length;
     expect(count((r) => r.event === 'Gale Warning')).toBe(154);
     expect(count((r) => r.severity === 'Severe')).toBe(51);
