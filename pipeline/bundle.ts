@@ -18,6 +18,9 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { createGzip, constants as zc } from 'node:zlib';
+import type { SchemaObject } from 'ajv';
+import type { DatasetSource } from '../sources/contract.ts';
+import { ALL_SOURCES } from '../sources/index.ts';
 import { datasetId } from '../sources/scripture/dataset.ts';
 import { isMain, parseCli } from './cli.ts';
 import {
@@ -123,6 +126,17 @@ export interface BundleOptions {
   log?: (line: string) => void;
   /** The release to bundle (default: the live one). The build bundles its release before switching to it. */
   release?: string;
+  /** Where the record schemas come from, which type the SQLite columns (default: every source of sources/index.ts). */
+  sources?: DatasetSource<any>[];
+}
+
+/**
+ * The record schema of each dataset, for the SQLite worker (plain JSON). A dataset no
+ * source here describes (a release built by other code) is typed from its values instead.
+ */
+export function schemasOf(ids: string[], sources: DatasetSource<any>[] = ALL_SOURCES): Record<string, SchemaObject | null> {
+  const byId = new Map(sources.map((s) => [s.id, s]));
+  return Object.fromEntries(ids.map((id) => [id, byId.has(id) ? JSON.parse(JSON.stringify(byId.get(id)!.schema)) as SchemaObject : null]));
 }
 
 /** Writes dist/bundles/<release>/ (replacing an earlier bundle of it) and returns its download.json. */
@@ -173,7 +187,7 @@ export async function writeBundle(opts: BundleOptions = {}): Promise<Downloads &
     const tarStarted = performance.now();
     // The same datasets as SQLite databases (one per dataset and translation, one with
     // everything), written on another thread while this one writes the tar.gz archives.
-    const sqlite = writeSqliteInWorker({ dir, manifest, out: tmp, builtAt: built_at, names: ids.map((id) => [id, archiveName(id)]), all: BUNDLE_ALL });
+    const sqlite = writeSqliteInWorker({ dir, manifest, out: tmp, builtAt: built_at, names: ids.map((id) => [id, archiveName(id)]), all: BUNDLE_ALL, schemas: schemasOf(ids, opts.sources) });
     sqlite.catch(() => {}); // awaited below; a tar failure must not leave it unhandled
     for (const id of ids) {
       const name = archiveName(id);
