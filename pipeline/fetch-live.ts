@@ -36,14 +36,24 @@ export function rewriteOnto(url: string, base: string): string {
 
 interface Got { body: Buffer; lastModified: string | null; etag: string | null; notModified: boolean }
 
+/**
+ * When each upstream host may be asked next: the spacing holds per host across every
+ * input, since a source's inputs are fetched a few at once (pipeline/fetch.ts).
+ */
+const nextByHost = new Map<string, number>();
+
+async function spaced(host: string) {
+  const now = Date.now();
+  const at = Math.max(now, nextByHost.get(host) ?? 0);
+  nextByHost.set(host, at + MIN_INTERVAL_MS);
+  if (at > now) await new Promise((r) => setTimeout(r, at - now));
+}
+
 function httpGetter(mirror: string | undefined, o: GetOptions): { get: PageGet; last: () => Got | null; requests: () => number } {
   let last: Got | null = null;
   let count = 0;
-  let next = 0;
   const get: PageGet = async (url, init = {}) => {
-    const wait = next - Date.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    next = Date.now() + MIN_INTERVAL_MS;
+    await spaced(new URL(url).host);
     const target = mirror ? rewriteOnto(url, mirror) : url;
     count++;
     const res = await getWithRetries(target, {
@@ -53,7 +63,7 @@ function httpGetter(mirror: string | undefined, o: GetOptions): { get: PageGet; 
     }, o);
     const notModified = res.status === 304 && !!(init.headers?.['if-none-match'] || init.headers?.['if-modified-since']);
     if (!res.ok && !notModified) throw new Error(`HTTP ${res.status} from ${url}`);
-    last = { body: Buffer.from(await res.arrayBuffer()), lastModified: res.headers.get('last-modified'), etag: res.headers.get('etag'), notModified };
+    last = { body: res.body, lastModified: res.headers.get('last-modified'), etag: res.headers.get('etag'), notModified };
     return last.body;
   };
   return { get, last: () => last, requests: () => count };

@@ -127,6 +127,90 @@ describe("a source's deadline", () => {
   });
 });
 
+/**
+ * A loopback upstream that hangs (issue 40, item 1): `/hang/…` accepts and never answers,
+ * `/stall/…` sends its headers and half a body and then nothing; anything else answers.
+ */
+async function hangingUpstream() {
+  const { createServer } = await import('node:http');
+  const seen: string[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req.url ?? '');
+    if (req.url?.startsWith('/hang/')) return;
+    if (req.url?.startsWith('/stall/')) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"half": ');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(BODY);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    base: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    seen,
+    close: () => new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+  };
+}
+
+/** Collects garbage every 20 ms while `fn` runs: the timeout must fire whatever is collected. */
+async function underGc<T>(fn: () => Promise<T>): Promise<T> {
+  const { setFlagsFromString } = await import('node:v8');
+  const { runInNewContext } = await import('node:vm');
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const t = setInterval(gc, 20);
+  try {
+    return await fn();
+  } finally {
+    clearInterval(t);
+  }
+}
+
+describe('an upstream that hangs (issue 40)', () => {
+  const live = (host: string, name: string): LiveInput => ({ kind: 'live', url: `https://${host}/${name}.json`, format: 'json' });
+
+  it('fails each attempt at its own timeout, headers or body, with garbage collected meanwhile, not at the source deadline', async () => {
+    const up = await hangingUpstream();
+    try {
+      // A deadline far beyond the three attempts: before, the timeout was collected and only this cut the fetch.
+      const env = { ALMANAC_CACHE: dir(), ALMANAC_MIRROR: up.base, ALMANAC_FETCH_TIMEOUT_S: '0.3', ALMANAC_FETCH_BACKOFF_MS: '20', ALMANAC_FETCH_SOURCE_TIMEOUT_S: '15' };
+      const source = { id: 'slow', inputs: { a: live('hang', 'a'), b: live('stall', 'b') } } as unknown as DatasetSource<any>;
+      const out = await underGc(() => fetchAll([source], env, () => {}));
+      expect(out).toEqual([
+        expect.objectContaining({ url: 'https://hang/a.json', status: 'failed', reason: expect.stringMatching(/^no answer within 0\.3 s \(ALMANAC_FETCH_TIMEOUT_S\): 127\.0\.0\.1:\d+ \(after 3 attempts\)$/) }),
+        expect.objectContaining({ url: 'https://stall/b.json', status: 'failed', reason: expect.stringMatching(/^no answer within 0\.3 s .*\(after 3 attempts\)$/) }),
+      ]);
+      expect(up.seen.filter((u) => u.startsWith('/hang/')).length).toBe(3);
+      expect(up.seen.filter((u) => u.startsWith('/stall/')).length).toBe(3);
+    } finally {
+      await up.close();
+    }
+  });
+
+  it('a source past its deadline fails only the inputs that had not answered: the others are fetched', async () => {
+    const up = await hangingUpstream();
+    try {
+      const env = { ALMANAC_CACHE: dir(), ALMANAC_MIRROR: up.base, ALMANAC_FETCH_TIMEOUT_S: '30', ALMANAC_FETCH_SOURCE_TIMEOUT_S: '0.5' };
+      const source = { id: 'mixed', inputs: { a: live('hang', 'first'), b: live('ok', 'second'), c: { kind: 'url', url: 'https://ok/third.json', sha256: sha256(BODY), format: 'json' } } } as unknown as DatasetSource<any>;
+      const lines: string[] = [];
+      const out = await underGc(() => fetchAll([source], env, (l) => lines.push(l)));
+      expect(out).toEqual([
+        expect.objectContaining({ url: 'https://ok/second.json', status: 'fetched' }),
+        expect.objectContaining({ url: 'https://ok/third.json', status: 'fetched' }),
+        expect.objectContaining({ url: 'https://hang/first.json', status: 'failed', reason: "the source's fetch deadline passed" }),
+      ]);
+      expect(readFileSync(cachedLocation('https://ok/second.json', env), 'utf8')).toBe(BODY);
+      expect(lines).toEqual([expect.stringMatching(/^fetch: mixed: skipped, 1 of 3 inputs unavailable \(https:\/\/hang\/first\.json: the source's fetch deadline passed\)$/)]);
+    } finally {
+      await up.close();
+    }
+  });
+});
+
 describe('the publisher first, then known copies', () => {
   const PUBLISHER = 'https://publisher.example/codes.csv';
   const copies = ['https://copies.example/a/codes.csv', 'https://copies.example/b/codes.csv'];
