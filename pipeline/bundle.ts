@@ -251,12 +251,34 @@ export async function writeBundle(opts: BundleOptions = {}): Promise<Downloads &
   }
 }
 
-/** Whether a release's downloads are there, whole, and of this format (an identical rebuild keeps them). */
-export function bundleComplete(dist: string, release: string): boolean {
-  const d = readDownloads(dist, release);
-  const whole = (file: string, size: number) => existsSync(file) && statSync(file).size === size;
-  return !!d && d.sqlite_format === SQLITE_FORMAT && d.archives.every((a) => whole(path.join(bundleDir(dist, release), a.file), a.size));
+/**
+ * Why a release's downloads cannot be kept as they are, or null when they can: every file
+ * download.json lists is there with its size and its sha256 (issue 40, item 4: sizes alone
+ * kept a same-size damaged file for good; hashing the ~700 MB takes a few seconds, against
+ * ~95 s to write them again), in this SQLite format.
+ */
+export async function bundleProblem(dist: string, release: string): Promise<string | null> {
+  let d: Downloads | null;
+  try {
+    d = readDownloads(dist, release);
+  } catch (err) {
+    return `${DOWNLOADS} cannot be read (${(err as Error).message})`;
+  }
+  if (!d) return `no ${DOWNLOADS}`;
+  if (d.sqlite_format !== SQLITE_FORMAT) return `its SQLite files are of format ${d.sqlite_format ?? '1'}, this code writes ${SQLITE_FORMAT}`;
+  for (const a of d.archives) {
+    const file = path.join(bundleDir(dist, release), a.file);
+    if (!existsSync(file)) return `${a.file} is missing`;
+    const size = statSync(file).size;
+    if (size !== a.size) return `${a.file} has ${size} bytes, ${DOWNLOADS} says ${a.size}`;
+    const got = await sha256File(file);
+    if (got !== a.sha256) return `${a.file} has sha256 ${got}, ${DOWNLOADS} says ${a.sha256}`;
+  }
+  return null;
 }
+
+/** Whether a release's downloads are there, whole (sizes and sha256), and of this format. */
+export const bundleComplete = async (dist: string, release: string) => (await bundleProblem(dist, release)) === null;
 
 /** The download.json of a release's bundle, or null when none was written. */
 export function readDownloads(dist: string, release: string): Downloads | null {

@@ -12,7 +12,7 @@ import { OPENAPI, OPENAPI_V1 } from '../../pipeline/paths.ts';
 import type { OutFile } from '../../pipeline/shards.ts';
 import type { Manifest } from '../../pipeline/writer.ts';
 import { releaseOpenApi } from '../api/openapi.ts';
-import { bundleComplete, writeBundle } from '../../pipeline/bundle.ts';
+import { bundleProblem, readDownloads, writeBundle } from '../../pipeline/bundle.ts';
 import { BUILD_HEAP_GROWING_PERCENT, applyHeapGrowth } from '../node/heap.ts';
 
 /** openapi.json, openapi-v1.json and the docs page of the release in `at`. */
@@ -41,11 +41,23 @@ export const buildHeapGrowth = (env: NodeJS.ProcessEnv = process.env) => applyHe
  * identical rebuild keeps the ones it has.
  */
 export const withDownloads = (env: NodeJS.ProcessEnv = process.env, log?: (l: string) => void): BuildOptions['beforeLive'] => async (dist, release) => {
-  if (bundleComplete(dist, release)) {
-    (log ?? console.log)(`downloads of ${release}: already written, kept`);
+  const say = log ?? console.log;
+  const problem = await bundleProblem(dist, release);
+  if (!problem) {
+    say(`downloads of ${release}: already written, each file checked against its sha256, kept`);
     return;
   }
+  // Say why when there were downloads to keep (a first write needs no reason).
+  if (readableDownloads(dist, release)) say(`downloads of ${release}: written again: ${problem}`);
   await writeBundle({ env: { ...env, ALMANAC_DIST: dist }, release, log });
+};
+
+const readableDownloads = (dist: string, release: string) => {
+  try {
+    return readDownloads(dist, release) !== null;
+  } catch {
+    return true;
+  }
 };
 
 if (isMain(import.meta.url)) {
