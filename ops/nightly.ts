@@ -25,13 +25,15 @@ import { distDir } from '../pipeline/paths.ts';
 import { markdown, nightlyReport, readManifest, writeReport, type NightlyReport } from '../pipeline/report.ts';
 import { readCurrent } from '../pipeline/writer.ts';
 import { build, buildHeapGrowth, withDownloads } from '../server/cli/build.ts';
-import { LockBusy, tryLock } from '../server/state/lock.ts';
+import { LockBusy, leaseLock, type Lease } from '../server/state/lock.ts';
 import { publishRelease } from '../edge/publish.ts';
 import path from 'node:path';
 import { mkdirSync } from 'node:fs';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, heldBack: 3 } as const;
 export const DEFAULT_KEEP = 7;
+/** The lock's lease (ALMANAC_NIGHTLY_LEASE_S): a lock not renewed for this long is stale, whatever host wrote it. */
+export const DEFAULT_LEASE_S = 600;
 
 export interface NightlyOptions {
   env?: NodeJS.ProcessEnv;
@@ -48,6 +50,8 @@ export interface NightlyOptions {
   workers?: number;
   now?: () => number;
   log?: (line: string) => void;
+  /** Release the lock and exit on SIGTERM, SIGINT and SIGHUP (the command line; not in tests). */
+  signals?: boolean;
 }
 
 /** One night. Resolves to the report and the exit code; throws nothing (a failure is exit 1). */
@@ -58,30 +62,52 @@ export async function nightly(o: NightlyOptions = {}): Promise<{ code: number; r
   const dist = distDir(env);
   const started = now();
   mkdirSync(dist, { recursive: true });
-  let unlock: () => void;
+  let lock: Lease;
+  const leaseMs = (envNumber(env.ALMANAC_NIGHTLY_LEASE_S) ?? DEFAULT_LEASE_S) * 1000;
   try {
-    unlock = tryLock(path.join(dist, 'nightly.lock'), log);
+    lock = leaseLock(path.join(dist, 'nightly.lock'), { leaseMs, log });
   } catch (err) {
-    if (err instanceof LockBusy) return { code: EXIT.usage, report: null, error: err.message };
+    if (err instanceof LockBusy) return { code: EXIT.usage, report: null, error: `another nightly is running: ${err.message}` };
     throw err;
   }
+  let phase = 'fetch';
+  const stop = o.signals ? onSignals((signal) => {
+    lock.release();
+    log(`nightly: stopped by ${signal} during the ${phase}; the live release is ${readCurrent(dist) ?? 'none'}; the lock is released`);
+  }) : () => {};
+  /** Nothing goes live, is published or pruned once another nightly holds the lock (this one's lease lapsed). */
+  const stillOurs = (what: string) => {
+    if (!lock.held()) throw new Error(`the nightly lock is no longer this run's (its lease of ${leaseMs / 1000} s lapsed and another run took it over): not ${what}`);
+  };
   try {
     const sources = o.sources ?? ALL_SOURCES;
     buildHeapGrowth(env);
     const fetched = o.fetch === false ? [] : await fetchAll(sources, env, log);
+    phase = 'build';
     const before = readManifest(dist, readCurrent(dist));
     const keep = Math.max(1, o.keep ?? envNumber(env.ALMANAC_NIGHTLY_KEEP) ?? DEFAULT_KEEP);
+    const downloads = o.downloads === false ? undefined : withDownloads(env, log);
     const result = await build({
       env, sources, log, workers: o.workers ?? (o.sources ? 0 : defaultWorkers(env)), keep: keep - 1,
       gate: { maxDrop: o.maxDrop ?? envNumber(env.ALMANAC_NIGHTLY_MAX_DROP) ?? DEFAULT_MAX_DROP, accept: o.accept ?? [], now: started },
-      ...(o.downloads === false ? {} : { beforeLive: withDownloads(env, log) }),
+      beforeLive: async (d, release) => {
+        phase = 'downloads';
+        await downloads?.(d, release);
+        stillOurs('switching current');
+        phase = 'switch';
+      },
     });
     const after = readManifest(dist, result.release)!;
     if (env.ALMANAC_EDGE_URL && env.ALMANAC_EDGE_TOKEN) {
+      phase = 'publish';
+      stillOurs('publishing');
       await publishRelease({ url: env.ALMANAC_EDGE_URL, token: env.ALMANAC_EDGE_TOKEN, dist, id: result.release, log });
     }
+    phase = 'report';
     const report = nightlyReport({ dist, before, after, builds: result.reports, started, now: now(), fetch: fetched });
     if (report.new_release) writeReport(dist, report);
+    const { renewals, longestGapMs } = lock.stats();
+    log(`nightly: lock renewed ${renewals} times, longest gap ${(longestGapMs / 1000).toFixed(1)} s (lease ${leaseMs / 1000} s)`);
     summarise(report, log);
     return { code: report.outcome === 'ok' ? EXIT.ok : EXIT.heldBack, report };
   } catch (err) {
@@ -89,8 +115,28 @@ export async function nightly(o: NightlyOptions = {}): Promise<{ code: number; r
     log(`nightly failed, the live release is unchanged: ${message}`);
     return { code: EXIT.failed, report: null, error: message };
   } finally {
-    unlock();
+    stop();
+    lock.release();
   }
+}
+
+/**
+ * On SIGTERM (a cancelled GitHub run, `systemctl stop`), SIGINT or SIGHUP: `cleanup`, then
+ * exit 128 + the signal's number. Returns the function that removes the handlers.
+ */
+function onSignals(cleanup: (signal: NodeJS.Signals) => void): () => void {
+  const codes = { SIGTERM: 15, SIGINT: 2, SIGHUP: 1 } as const;
+  const handlers = Object.entries(codes).map(([signal, n]) => {
+    const h = () => {
+      cleanup(signal as NodeJS.Signals);
+      process.exit(128 + n);
+    };
+    process.once(signal, h);
+    return [signal, h] as const;
+  });
+  return () => {
+    for (const [signal, h] of handlers) process.off(signal, h);
+  };
 }
 
 const envNumber = (v: string | undefined) => (v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined);
@@ -123,7 +169,7 @@ if (isMain(import.meta.url)) {
     console.error(`nightly: ${keep !== undefined && !(Number.isInteger(keep) && keep >= 1) ? '--keep must be a whole number of at least 1' : '--max-drop must be a fraction from 0 to 1'}\n${USAGE}`);
     process.exit(EXIT.usage);
   }
-  const { code, report, error } = await nightly({ keep, maxDrop, accept: values.accept, fetch: !values['no-fetch'], downloads: !values['no-downloads'] });
+  const { code, report, error } = await nightly({ keep, maxDrop, accept: values.accept, fetch: !values['no-fetch'], downloads: !values['no-downloads'], signals: true });
   if (error && code === EXIT.usage) console.error(error);
   if (values.report && report) console.log(markdown(report));
   process.exit(code);

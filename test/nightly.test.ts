@@ -7,7 +7,8 @@
  * same inputs make no new release. Night 4: the operator accepts the shrink; releases are
  * pruned to the number kept.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT, nightly } from '../ops/nightly.ts';
@@ -19,6 +20,8 @@ import earthquakes from '../sources/earthquakes.ts';
 import weatherAlerts from '../sources/weather-alerts.ts';
 import { feed } from './fixtures/live-source.ts';
 import { fakeUpstream, startServer } from './helpers.ts';
+import { leaseLock } from '../server/state/lock.ts';
+import { PROJECT_ROOT } from '../pipeline/paths.ts';
 import { tempDirs } from './temp.ts';
 
 const dir = tempDirs('almanac-nightly-');
@@ -33,11 +36,17 @@ const event = (n: number) => ({ code: `e${n}`, time: '2026-11-01T00:00:00.000Z',
 let night = { events: 30, quakesFresh: true, quakeMag: null as number | null, alerts: [0, 1, 2], alertHeadline: null as string | null };
 let upstream: Awaited<ReturnType<typeof fakeUpstream>>;
 let env: NodeJS.ProcessEnv;
+/** When set, the upstream's first answer overwrites this lock file as another host's nightly would. */
+let stealLock: string | null = null;
 const sources = [elements, feed, earthquakes, weatherAlerts];
 
 beforeAll(async () => {
   upstream = await fakeUpstream((req) => {
     const u = new URL(req.url, 'http://x');
+    if (stealLock) {
+      writeFileSync(stealLock, `999 runner-thief ${new Date().toISOString()} lease=600000 token=theirs\n`);
+      stealLock = null;
+    }
     if (u.pathname === '/feed.example/v1/events') {
       return { body: JSON.stringify({ generated: new Date(NOW - 3_600_000).toISOString(), events: Array.from({ length: night.events }, (_, i) => event(i + 1)), next: false }) };
     }
@@ -157,6 +166,94 @@ describe('npm run nightly', () => {
     expect(b.code).toBe(EXIT.usage);
     expect(b.error).toMatch(/nightly\.lock/);
   });
+});
+
+describe('the nightly lock (issue 40, item 2)', () => {
+  const lockOf = (dist: string) => path.join(dist, 'nightly.lock');
+  const aged = (file: string, ms: number) => utimesSync(file, (Date.now() - ms) / 1000, (Date.now() - ms) / 1000);
+
+  it('takes over a lock another host left once it has not been renewed for longer than its lease, and names it', async () => {
+    const dist = path.join(dir(), 'dist');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(dist, { recursive: true });
+    // A cancelled run on another GitHub runner: its pid means nothing here, and it stopped renewing 2 hours ago.
+    writeFileSync(lockOf(dist), '4242 runner-gone 2026-11-27T03:17:00.000Z\n');
+    aged(lockOf(dist), 2 * 3_600_000);
+    const { code, lines } = await run({ env: { ...env, ALMANAC_DIST: dist } });
+    expect([EXIT.ok, EXIT.heldBack]).toContain(code);
+    expect(lines[0]).toBe('nightly.lock: took over a stale lock of pid 4242 on runner-gone (held since 2026-11-27T03:17:00.000Z, not renewed for 120 min, more than its lease of 10 min)');
+    expect(existsSync(lockOf(dist))).toBe(false); // released at the end
+  });
+
+  it('refuses (exit 2) a lock another host renewed within its lease', async () => {
+    const dist = path.join(dir(), 'dist');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(dist, { recursive: true });
+    writeFileSync(lockOf(dist), `4242 runner-busy ${new Date(Date.now() - 3_600_000).toISOString()} lease=600000 token=abc\n`);
+    aged(lockOf(dist), 60_000); // held for an hour, renewed a minute ago
+    const { code, error } = await run({ env: { ...env, ALMANAC_DIST: dist } });
+    expect(code).toBe(EXIT.usage);
+    expect(error).toMatch(/^another nightly is running: .*nightly\.lock is held by pid 4242 on runner-busy since /);
+  });
+
+  it('renews its lease while it runs: the lock file\'s time moves on, and no other holder is told apart from it', async () => {
+    const file = path.join(dir(), 'x.lock');
+    const lease = leaseLock(file, { leaseMs: 300, renewMs: 20 });
+    try {
+      aged(file, 10_000);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(Date.now() - statSync(file).mtimeMs).toBeLessThan(300);
+      expect(lease.held()).toBe(true);
+      expect(lease.stats().renewals).toBeGreaterThan(0);
+      expect(readFileSync(file, 'utf8')).toMatch(new RegExp(`^${process.pid} \\S+ \\S+ lease=300 token=[0-9a-f]{12}\\n$`));
+    } finally {
+      lease.release();
+    }
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('does not switch, publish or prune once another run took the lock over: exit 1, the live release unchanged, the other lock left alone', async () => {
+    const live = readCurrent(env.ALMANAC_DIST!);
+    night = { ...night, alerts: [0, 2, 4] }; // something new to release
+    stealLock = lockOf(env.ALMANAC_DIST!);
+    try {
+      const { code, error } = await run();
+      expect(code).toBe(EXIT.failed);
+      expect(error).toMatch(/the nightly lock is no longer this run's .*: not switching current/);
+      expect(readCurrent(env.ALMANAC_DIST!)).toBe(live);
+      expect(readFileSync(lockOf(env.ALMANAC_DIST!), 'utf8')).toMatch(/^999 runner-thief /);
+    } finally {
+      rmSync(lockOf(env.ALMANAC_DIST!), { force: true });
+    }
+  });
+
+  it('releases the lock on SIGTERM (a cancelled run) and exits 143, saying where it stopped', async () => {
+    const { createServer } = await import('node:http');
+    const hang = createServer(() => {}); // an upstream that never answers: the night is in its fetch
+    await new Promise<void>((r) => hang.listen(0, '127.0.0.1', r));
+    const root = dir();
+    const dist = path.join(root, 'dist');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'ops/nightly.ts', '--no-downloads'], {
+      cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ALMANAC_DIST: dist, ALMANAC_CACHE: path.join(root, 'cache'), ALMANAC_MIRROR: `http://127.0.0.1:${(hang.address() as { port: number }).port}` },
+    });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (out += c));
+    try {
+      for (let i = 0; i < 600 && !existsSync(lockOf(dist)); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(existsSync(lockOf(dist)), out).toBe(true);
+      child.kill('SIGTERM');
+      const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+      expect(code, out).toBe(143);
+      expect(out).toMatch(/nightly: stopped by SIGTERM during the fetch; the live release is none; the lock is released/);
+      expect(existsSync(lockOf(dist))).toBe(false);
+    } finally {
+      child.kill('SIGKILL');
+      hang.closeAllConnections();
+      hang.close();
+    }
+  }, 120_000);
 });
 
 describe('the report of a release in which no dataset changed', () => {
