@@ -24,6 +24,7 @@ import { DEFAULT_MAX_DROP } from '../pipeline/gate.ts';
 import { distDir } from '../pipeline/paths.ts';
 import { markdown, nightlyReport, readManifest, writeReport, type NightlyReport } from '../pipeline/report.ts';
 import { readCurrent } from '../pipeline/writer.ts';
+import { prunedText, type Pruned } from '../pipeline/prune.ts';
 import { build, buildHeapGrowth, withDownloads } from '../server/cli/build.ts';
 import { LockBusy, leaseLock, type Lease } from '../server/state/lock.ts';
 import { publishRelease } from '../edge/publish.ts';
@@ -61,6 +62,12 @@ export async function nightly(o: NightlyOptions = {}): Promise<{ code: number; r
   const now = o.now ?? Date.now;
   const dist = distDir(env);
   const started = now();
+  const sources = o.sources ?? ALL_SOURCES;
+  // A typo in --accept would let nothing through and say nothing (issue 40): refused.
+  const unknown = (o.accept ?? []).filter((id) => !sources.some((s) => s.id === id));
+  if (unknown.length) {
+    return { code: EXIT.usage, report: null, error: `--accept: no dataset ${unknown.map((u) => `'${u}'`).join(', ')}; the datasets are ${sources.map((s) => s.id).join(', ')}` };
+  }
   mkdirSync(dist, { recursive: true });
   let lock: Lease;
   const leaseMs = (envNumber(env.ALMANAC_NIGHTLY_LEASE_S) ?? DEFAULT_LEASE_S) * 1000;
@@ -80,7 +87,6 @@ export async function nightly(o: NightlyOptions = {}): Promise<{ code: number; r
     if (!lock.held()) throw new Error(`the nightly lock is no longer this run's (its lease of ${leaseMs / 1000} s lapsed and another run took it over): not ${what}`);
   };
   try {
-    const sources = o.sources ?? ALL_SOURCES;
     buildHeapGrowth(env);
     const fetched = o.fetch === false ? [] : await fetchAll(sources, env, log);
     phase = 'build';
@@ -108,7 +114,7 @@ export async function nightly(o: NightlyOptions = {}): Promise<{ code: number; r
     if (report.new_release) writeReport(dist, report);
     const { renewals, longestGapMs } = lock.stats();
     log(`nightly: lock renewed ${renewals} times, longest gap ${(longestGapMs / 1000).toFixed(1)} s (lease ${leaseMs / 1000} s)`);
-    summarise(report, log);
+    summarise(report, log, result.pruned);
     return { code: report.outcome === 'ok' ? EXIT.ok : EXIT.heldBack, report };
   } catch (err) {
     const message = (err as Error).message;
@@ -141,11 +147,13 @@ function onSignals(cleanup: (signal: NodeJS.Signals) => void): () => void {
 
 const envNumber = (v: string | undefined) => (v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined);
 
-function summarise(r: NightlyReport, log: (l: string) => void) {
+function summarise(r: NightlyReport, log: (l: string) => void, pruned: Pruned) {
   const moved = r.datasets.filter((d) => d.status === 'built');
+  // What pruning removed is said either way: a night with no change may still free gigabytes (--keep).
+  const removed = pruned.releases.length ? `; pruned ${prunedText(pruned)}` : '';
   log(r.new_release
-    ? `nightly: release ${r.release} is live (was ${r.previous ?? 'none'}); ${moved.length} datasets changed, ${r.datasets.filter((d) => d.status === 'unchanged').length} unchanged, ${r.held_back.length} held back / carried forward / absent${r.release_files.length ? `, ${r.release_files.length} release files changed (${r.release_files.slice(0, 3).join(', ')})` : ''}; report in dist/reports/${r.release}.md`
-    : `nightly: no change — release ${r.release} is already live; nothing written`);
+    ? `nightly: release ${r.release} is live (was ${r.previous ?? 'none'}); ${moved.length} datasets changed, ${r.datasets.filter((d) => d.status === 'unchanged').length} unchanged, ${r.held_back.length} held back / carried forward / absent${r.release_files.length ? `, ${r.release_files.length} release files changed (${r.release_files.slice(0, 3).join(', ')})` : ''}; report in dist/reports/${r.release}.md${removed}`
+    : `nightly: no change — release ${r.release} is already live; no release written${removed}`);
   for (const d of moved) log(`  ${d.id}: +${d.added} -${d.removed} ~${d.changed} (${d.records} records)`);
   for (const d of r.datasets.filter((d) => d.reason)) log(`  ${d.id} ${d.status}: ${d.reason}`);
 }

@@ -23,7 +23,8 @@ import type { WorkerReply } from './build-worker.ts';
 import { LICENCES, MANIFEST, aliasKey, distDir, isDatasetFile, releaseDir } from './paths.ts';
 import type { DatasetInfo, OutFile } from './shards.ts';
 import { InvalidRecord } from './validate.ts';
-import { ReleaseWriter, pruneReleases, readCurrent, switchCurrent, type Manifest } from './writer.ts';
+import { ReleaseWriter, readCurrent, switchCurrent, type Manifest } from './writer.ts';
+import { pruneReleases, prunedText } from './prune.ts';
 import { datasetChanged, heldBack, holdBackReason, type GateOptions, type GatedInfo } from './gate.ts';
 
 /** Bump when the shard layout or record envelopes change (0.3.0: stems in search indexes, manifest search_stem). */
@@ -246,10 +247,12 @@ export async function build(opts: BuildOptions = {}) {
     await opts.beforeLive(dist, release);
     switchCurrent(dist, release);
   }
-  pruneReleases(dist, opts.keep);
+  const pruned = pruneReleases(dist, opts.keep);
   const seconds = (performance.now() - started) / 1000;
   log(`release ${release}: ${Object.keys(datasets).length} datasets, ${files} files (+ compressed variants), ${kib(bytes)}, ${seconds.toFixed(2)} s`);
-  return { release, dist, reports, absent, seconds };
+  if (pruned.releases.length) log(`pruned ${prunedText(pruned)}, keeping the live release and ${opts.keep ?? 2} other${(opts.keep ?? 2) === 1 ? '' : 's'}`);
+  if (pruned.temporary.length) log(`removed ${pruned.temporary.length} abandoned temporary folder${pruned.temporary.length === 1 ? '' : 's'} (${pruned.temporary.join(', ')})`);
+  return { release, dist, reports, absent, seconds, pruned };
 }
 
 /**

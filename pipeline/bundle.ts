@@ -25,7 +25,7 @@ import { datasetId } from '../sources/scripture/dataset.ts';
 import { isMain, parseCli } from './cli.ts';
 import {
   BUNDLE_ALL, DOCS_DIR, DOWNLOADS, LICENCES, MANIFEST, OPENAPI, OPENAPI_V1, SHA256SUMS, archiveFile, archiveName, bundleDir, bundleMetaPath,
-  bundleRoot, bundlesDir, distDir, isDatasetFile, releaseDir,
+  bundleRoot, bundlesDir, distDir, isDatasetFile, releaseDir, tmpFolderName,
 } from './paths.ts';
 import type { DatasetInfo } from './shards.ts';
 import { TAR_END, tarHeader, tarPadding } from './tar.ts';
@@ -152,7 +152,7 @@ export async function writeBundle(opts: BundleOptions = {}): Promise<Downloads &
   const built_at = builtAt(dir, env);
   const root = bundleRoot(release);
   const out = bundleDir(dist, release);
-  const tmp = path.join(bundlesDir(dist), `.tmp-${process.pid}-${Date.now()}`);
+  const tmp = path.join(bundlesDir(dist), tmpFolderName());
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(path.join(tmp, '.parts'), { recursive: true });
 

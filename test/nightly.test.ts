@@ -145,7 +145,7 @@ describe('npm run nightly', () => {
     expect(code).toBe(EXIT.heldBack);
     expect(report).toMatchObject({ release: second, previous: second, new_release: false });
     expect(report!.datasets.filter((d) => d.added + d.removed + d.changed > 0)).toEqual([]);
-    expect(lines.at(-3)).toMatch(/^nightly: no change — release \w+ is already live; nothing written$/);
+    expect(lines.at(-3)).toMatch(/^nightly: no change — release \w+ is already live; no release written$/);
     expect(readdirSync(releasesDir(env.ALMANAC_DIST!)).sort()).toEqual(releases);
     expect(manifest(second).datasets.feed.held_back.since).toBe(report!.datasets.find((d) => d.id === 'feed')!.held_back!.since);
   });
@@ -254,6 +254,44 @@ describe('the nightly lock (issue 40, item 2)', () => {
       hang.close();
     }
   }, 120_000);
+});
+
+describe('what a night says and leaves (issue 40, item 6)', () => {
+  it('refuses an --accept naming no dataset (a typo), before doing anything', async () => {
+    const { code, error, lines } = await run({ accept: ['feeds'] });
+    expect(code).toBe(EXIT.usage);
+    expect(error).toBe(`--accept: no dataset 'feeds'; the datasets are elements, feed, earthquakes, weather-alerts`);
+    expect(lines).toEqual([]);
+  });
+
+  it('a night with no change that prunes says what it removed; pruned releases take their reports; another build\'s temporary folder stays', async () => {
+    const dist = path.join(dir(), 'dist');
+    const e = { ...env, ALMANAC_DIST: dist };
+    const releases: string[] = [];
+    for (const alerts of [[0], [0, 1], [0, 1, 2]]) {
+      night = { ...night, alerts };
+      releases.push((await run({ env: e })).report!.release);
+    }
+    expect(readdirSync(path.join(dist, 'reports'))).toHaveLength(6);
+    // A build running beside this one (its pid alive on this host), and one that crashed.
+    const { tmpHost } = await import('../pipeline/paths.ts');
+    const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
+    const dead = spawn(process.execPath, ['-e', '']);
+    await new Promise((r) => dead.once('exit', r));
+    const { mkdirSync } = await import('node:fs');
+    const running = `.tmp-${sleeper.pid}-1-${tmpHost()}`, crashed = `.tmp-${dead.pid}-1-${tmpHost()}`;
+    for (const t of [running, crashed]) mkdirSync(path.join(releasesDir(dist), t, 'elements'), { recursive: true });
+    try {
+      const { report, lines } = await run({ env: e, keep: 1 });
+      expect(report!.new_release).toBe(false);
+      expect(lines.find((l) => l.startsWith('nightly: no change'))).toMatch(new RegExp(`^nightly: no change — release ${releases[2]} is already live; no release written; pruned 2 releases \\([0-9.]+ GB with their downloads\\): (${releases[0]}, ${releases[1]}|${releases[1]}, ${releases[0]})$`));
+      expect(lines).toContain(`removed 1 abandoned temporary folder (releases/${crashed})`);
+      expect(readdirSync(releasesDir(dist)).sort()).toEqual([releases[2], running].sort());
+      expect(readdirSync(path.join(dist, 'reports')).sort()).toEqual([`${releases[2]}.json`, `${releases[2]}.md`]);
+    } finally {
+      sleeper.kill();
+    }
+  });
 });
 
 describe('the report of a release in which no dataset changed', () => {

@@ -81,6 +81,10 @@ async function checkDownload(rel: Release, f: DownloadReply): Promise<void> {
   throw new ApiError('release_corrupt', `the download ${f.name} does not match its sha256 in download.json; it is not served and the operator has been told`, { file: name });
 }
 
+const NO_DOWNLOADS_NOTE = 'no downloads were written for this release: npm run build writes them (npm start and npm run build -- --no-downloads do not); npm run bundle writes them for the live release';
+/** An extracted offline bundle has no downloads of its own, and no build to run (issue 40). */
+const BUNDLE_NOTE = 'this server serves an extracted offline bundle (npm run serve -- --bundle), which holds no downloads: the server it came from lists them at /apis/downloads';
+
 export const listDownloads: Handler = async (ctx) => {
   const s = await served(ctx.release);
   const link = (f: string) => `/apis/downloads/${f}`;
@@ -92,7 +96,7 @@ export const listDownloads: Handler = async (ctx) => {
         root: s.downloads.root, total: s.downloads.archives.length, links: { manifest: link(DOWNLOADS), sha256sums: link(SHA256SUMS) },
       },
     }
-    : { data: [], meta: { release: ctx.release.id, total: 0, note: 'no downloads were written for this release: npm run build writes them (npm start and npm run build -- --no-downloads do not); npm run bundle writes them for the live release' } };
+    : { data: [], meta: { release: ctx.release.id, total: 0, note: ctx.release.bundle ? BUNDLE_NOTE : NO_DOWNLOADS_NOTE } };
   return { kind: 'json', body: JSON.stringify(body) };
 };
 

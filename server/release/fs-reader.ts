@@ -92,6 +92,6 @@ export function fsRelease(dist: string, cacheBytes?: number): Release {
  * A release whose files sit in `dir` itself (an extracted offline bundle, or the build's
  * temporary folder answering the OpenAPI examples), listed by `manifest`.
  */
-export function fsReleaseAt(dir: string, manifest: Manifest, cacheBytes?: number): Release {
-  return new Release(new FsReader(dir), { id: manifest.release, base: '', manifest, cacheBytes });
+export function fsReleaseAt(dir: string, manifest: Manifest, cacheBytes?: number, o: { bundle?: boolean } = {}): Release {
+  return new Release(new FsReader(dir), { id: manifest.release, base: '', manifest, cacheBytes, bundle: o.bundle });
 }
