@@ -17,7 +17,7 @@ import { moduleWorker } from './threads.ts';
 import path from 'node:path';
 import type { DatasetSource } from '../sources/contract.ts';
 import { ALL_SOURCES } from '../sources/index.ts';
-import { InputUnavailable } from './inputs.ts';
+import { InputUnavailable, missingPackage } from './inputs.ts';
 import { buildDataset } from './dataset-build.ts';
 import type { WorkerReply } from './build-worker.ts';
 import { LICENCES, MANIFEST, aliasKey, distDir, isDatasetFile, releaseDir } from './paths.ts';
@@ -25,7 +25,7 @@ import type { DatasetInfo, OutFile } from './shards.ts';
 import { InvalidRecord } from './validate.ts';
 import { ReleaseWriter, readCurrent, switchCurrent, type Manifest } from './writer.ts';
 import { pruneReleases, prunedText } from './prune.ts';
-import { datasetChanged, heldBack, holdBackReason, type GateOptions, type GatedInfo } from './gate.ts';
+import { SwitchRefused, datasetChanged, heldBack, holdBackReason, switchRefusals, type GateOptions, type GatedInfo } from './gate.ts';
 
 /** Bump when the shard layout or record envelopes change (0.3.0: stems in search indexes, manifest search_stem). */
 export const PIPELINE_VERSION = '0.3.0';
@@ -68,6 +68,13 @@ export interface BuildOptions {
    * version carried, marked `held_back`) instead of replacing the live one or failing the build.
    */
   gate?: GateOptions;
+  /**
+   * The gate's switch rules alone, for a build that is not the nightly's (`npm run build`,
+   * `npm start`): a build that would drop a live dataset, shrink one by more than maxDrop, or
+   * lack one for want of an installed npm package is not switched to (SwitchRefused). The
+   * nightly's `gate` implies them.
+   */
+  guard?: GateOptions;
   /** Releases kept besides the live one (default 2). */
   keep?: number;
 }
@@ -94,6 +101,15 @@ export async function build(opts: BuildOptions = {}) {
   const dist = distDir(env);
   const prev = previousRelease(dist);
   const started = performance.now();
+
+  // A dataset that can never be built in this install (an npm package it reads is missing:
+  // a serving install) and has no live version to carry is refused before any work.
+  const guard = opts.gate ?? opts.guard;
+  const uninstalled = guard ? sources.filter((s) => !(prev?.manifest.datasets as Record<string, unknown> | undefined)?.[s.id] && !guard.accept?.includes(s.id)).flatMap((s) => {
+    const why = missingPackage(s);
+    return why ? [`${s.id}: ${why}`] : [];
+  }) : [];
+  if (uninstalled.length) throw new SwitchRefused(uninstalled);
 
   const writer = new ReleaseWriter(dist);
   const datasets: Record<string, GatedInfo> = {};
@@ -230,6 +246,8 @@ export async function build(opts: BuildOptions = {}) {
       log(`${unfetched.length} dataset${unfetched.length > 1 ? 's' : ''} absent, their upstream files not fetched (${unfetched.slice(0, 5).join(', ')}${unfetched.length > 5 ? ', …' : ''}): the reasons are in /apis; supply the files with npm run fetch (network) or ALMANAC_MIRROR=<folder> npm run fetch, then build again`);
     }
 
+    const refusals = guard ? switchRefusals(prev?.manifest ?? null, datasets, absent, guard) : [];
+    if (refusals.length) throw new SwitchRefused(refusals);
     checkLinks(sources, built);
     for (const f of (await opts.documents?.(writer.preview({ pipeline_version: PIPELINE_VERSION, datasets, absent }))) ?? []) {
       await new Promise((resolve) => setImmediate(resolve)); // compressing the 1.7 MB docs bundle: let timers and I/O run

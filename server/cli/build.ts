@@ -14,6 +14,8 @@ import type { Manifest } from '../../pipeline/writer.ts';
 import { releaseOpenApi } from '../api/openapi.ts';
 import { bundleProblem, readDownloads, writeBundle } from '../../pipeline/bundle.ts';
 import { BUILD_HEAP_GROWING_PERCENT, applyHeapGrowth } from '../node/heap.ts';
+import { DEFAULT_MAX_DROP } from '../../pipeline/gate.ts';
+import { ALL_SOURCES } from '../../sources/index.ts';
 
 /** openapi.json, openapi-v1.json and the docs page of the release in `at`. */
 export async function releaseDocuments(at: { dir: string; manifest: Manifest }): Promise<OutFile[]> {
@@ -61,11 +63,22 @@ const readableDownloads = (dist: string, release: string) => {
 };
 
 if (isMain(import.meta.url)) {
-  const { values } = parseCli('build', 'usage: npm run build [-- --no-downloads]\n  builds dist/ from npm dependencies and the fetch cache, with the release\'s downloads (SQLite and tar.gz) unless --no-downloads',
-    { 'no-downloads': { type: 'boolean', default: false } });
+  const { values } = parseCli('build', `usage: npm run build [-- --no-downloads] [--accept <dataset>]... [--max-drop 0.1]
+  builds dist/ from npm dependencies and the fetch cache, with the release's downloads (SQLite and tar.gz) unless --no-downloads.
+  The new release goes live only if no live dataset is dropped or falls by more than --max-drop (default ${DEFAULT_MAX_DROP}) and no dataset
+  lacks an npm package; --accept lets one dataset through (repeatable). Otherwise it says why, exits 1 and the live release stays.`, {
+    'no-downloads': { type: 'boolean', default: false }, accept: { type: 'string', multiple: true }, 'max-drop': { type: 'string' },
+  });
+  const maxDrop = values['max-drop'] === undefined ? DEFAULT_MAX_DROP : Number(values['max-drop']);
+  const known = new Set(ALL_SOURCES.map((s) => s.id));
+  const unknown = (values.accept ?? []).filter((a) => !known.has(a));
+  if (!(maxDrop >= 0 && maxDrop <= 1) || unknown.length) {
+    console.error(`build: ${unknown.length ? `--accept: no dataset ${unknown.map((u) => `'${u}'`).join(', ')}` : '--max-drop must be a fraction from 0 to 1'}`);
+    process.exit(2);
+  }
   Promise.resolve().then(() => {
     buildHeapGrowth();
-    return build({ workers: defaultWorkers(), ...(values['no-downloads'] ? {} : { beforeLive: withDownloads() }) });
+    return build({ workers: defaultWorkers(), guard: { maxDrop, accept: values.accept ?? [] }, ...(values['no-downloads'] ? {} : { beforeLive: withDownloads() }) });
   }).catch((err) => {
     console.error(`build failed, live release unchanged: ${err.message}`);
     process.exit(1);
