@@ -26,7 +26,8 @@ import { markdown, nightlyReport, readManifest, writeReport, type NightlyReport 
 import { readCurrent } from '../pipeline/writer.ts';
 import { prunedText, type Pruned } from '../pipeline/prune.ts';
 import { build, buildHeapGrowth, withDownloads } from '../server/cli/build.ts';
-import { LockBusy, leaseLock, type Lease } from '../server/state/lock.ts';
+import { LockBusy } from '../server/state/lock.ts';
+import { leaseLock, type Lease } from '../server/state/lease.ts';
 import { publishRelease } from '../edge/publish.ts';
 import path from 'node:path';
 import { mkdirSync } from 'node:fs';

@@ -13,14 +13,13 @@
  * reused by an unrelated process after a crash keeps the lock until that process ends
  * or an operator removes the file (the refusal message says which file and pid).
  *
- * A lock with a lease (the nightly's, issue 40 item 2) also says `lease=<ms>` and a token
- * of its own, and its holder renews it (the file's mtime) a few times per lease: a lock not
- * renewed for longer than its lease is stale whatever host wrote it. The pid check alone
+ * A lock with a lease (the nightly's, issue 40 item 2; lease.ts) also says `lease=<ms>` and
+ * a token of its own, and its holder renews it (the file's mtime) a few times per lease: a
+ * lock not renewed for longer than its lease is stale whatever host wrote it. The pid check alone
  * could not tell: on GitHub Actions every run is another host, so a cancelled run's lock
  * held every later night off for good.
  */
-import { randomBytes } from 'node:crypto';
-import { closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 
@@ -33,7 +32,8 @@ export interface LockHolder {
   token?: string;
 }
 
-function holderOf(file: string): LockHolder | undefined {
+/** Who holds a lock file now, or undefined when there is none (or it cannot be read). */
+export function holderOf(file: string): LockHolder | undefined {
   try {
     const [pid, host, since, ...more] = readFileSync(file, 'utf8').trim().split(' ');
     const field = (k: string) => more.find((m) => m.startsWith(`${k}=`))?.slice(k.length + 1);
@@ -133,58 +133,6 @@ export function tryLock(file: string, log: (m: string) => void = () => {}, o: { 
     continue;
   }
   throw new Error(`${file}: could not take the lock`);
-}
-
-/** A leased lock held by this process (leaseLock). */
-export interface Lease {
-  /** Gives the lock up (idempotent; not when another process holds it now). */
-  release(): void;
-  /** Whether the lock file still names this holder (another process may have taken it over). */
-  held(): boolean;
-  /** Renewals so far and the longest time between two of them (ms): how close the lease came to lapsing. */
-  stats(): { renewals: number; longestGapMs: number };
-}
-
-/**
- * Takes a leased lock (throws LockBusy while another holder's lease runs) and renews it
- * every `renewMs` (default a fifth of the lease) on an unref'd timer, so the lease lapses
- * only when this process stops turning its event loop for that long or dies. Renewal stops
- * (and says so) once the file names another holder.
- */
-export function leaseLock(file: string, o: { leaseMs: number; renewMs?: number; log?: (m: string) => void }): Lease {
-  const log = o.log ?? (() => {});
-  const token = randomBytes(6).toString('hex');
-  const unlock = tryLock(file, log, { leaseMs: o.leaseMs, token });
-  const mine = () => {
-    const h = holderOf(file);
-    return h?.pid === process.pid && h.host === hostname() && h.token === token;
-  };
-  let renewals = 0, longestGapMs = 0, last = Date.now();
-  const timer = setInterval(() => {
-    const now = Date.now();
-    longestGapMs = Math.max(longestGapMs, now - last);
-    last = now;
-    if (!mine()) {
-      clearInterval(timer);
-      log(`${path.basename(file)}: no longer ours (${holderOf(file) ? `now held by pid ${holderOf(file)!.pid} on ${holderOf(file)!.host}` : 'removed'}); not renewing it`);
-      return;
-    }
-    try {
-      utimesSync(file, now / 1000, now / 1000);
-      renewals++;
-    } catch (err) {
-      log(`${path.basename(file)}: could not renew (${(err as Error).message})`);
-    }
-  }, o.renewMs ?? Math.max(10, Math.floor(o.leaseMs / 5)));
-  timer.unref();
-  return {
-    release() {
-      clearInterval(timer);
-      unlock();
-    },
-    held: mine,
-    stats: () => ({ renewals, longestGapMs: Math.max(longestGapMs, Date.now() - last) }),
-  };
 }
 
 const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
