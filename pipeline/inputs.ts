@@ -213,8 +213,9 @@ export async function resolveInputs(source: DatasetSource<any>, env: NodeJS.Proc
  */
 export function notFetched(url: string, env: NodeJS.ProcessEnv = process.env): string {
   try {
+    // The reason alone, never its time: it goes into the manifest, and the same inputs must give the same release.
     const failed = JSON.parse(readFileSync(fetchFailurePath(cachedLocation(url, env)), 'utf8')) as { at: string; reason: string };
-    return `${url} was not fetched: ${failed.reason} (npm run fetch, ${failed.at})`;
+    return `${url} was not fetched: ${failed.reason}`;
   } catch {
     return `${url} was not fetched: npm run fetch needs network to ${new URL(url).host}, or ALMANAC_MIRROR=<folder holding ${new URL(url).host}/…> npm run fetch`;
   }
