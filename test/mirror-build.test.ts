@@ -4,7 +4,7 @@
  * and every study layer (test/study-mirror-checks.ts). Skips, saying why, when the fetch
  * cache does not hold every input.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildInChild } from './fixture-release.ts';
@@ -15,7 +15,7 @@ import { cleanup, startServer, tempDir, type Running } from './helpers.ts';
 import { studyLayerChecks } from './study-mirror-checks.ts';
 import { schemasOf } from '../pipeline/bundle.ts';
 import { archiveName } from '../pipeline/paths.ts';
-import { writeSqlite } from '../pipeline/sqlite-files.ts';
+import { writeSqliteInWorker } from '../pipeline/sqlite-files.ts';
 import { checkDatabase } from './sqlite-columns-check.ts';
 
 type Spec = (typeof ALL_SOURCES)[number]['inputs'][string];
@@ -120,10 +120,12 @@ describe.skipIf(missing.length > 0)(`release built from fetched upstreams ${reas
     const manifest = JSON.parse(readFileSync(path.join(dir, MANIFEST), 'utf8'));
     const ids = Object.keys(manifest.datasets).sort();
     const out = path.join(dist, 'sqlite-check');
+    mkdirSync(out, { recursive: true });
     const schemas = schemasOf(ids);
     // Each dataset's own database, not gzipped; the one with everything is these merged (its
     // tables are theirs: sqlite-bundle.test.ts checks it on the shared release).
-    const dbs = await writeSqlite({ dir, manifest, out, builtAt: '2026-01-01T00:00:00Z', names: ids.map((ds) => [ds, archiveName(ds)]), schemas, raw: true });
+    // On the bundle's worker thread: two minutes of synchronous writes here would hold this worker's RPC.
+    const dbs = await writeSqliteInWorker({ dir, manifest, out, builtAt: '2026-01-01T00:00:00Z', names: ids.map((ds) => [ds, archiveName(ds)]), schemas, raw: true });
     expect(dbs.map((d) => d.datasets[0]).sort()).toEqual(ids);
     const problems: string[] = [];
     let values = 0;
