@@ -36,14 +36,24 @@ export function rewriteOnto(url: string, base: string): string {
 
 interface Got { body: Buffer; lastModified: string | null; etag: string | null; notModified: boolean }
 
+/**
+ * When each upstream host may be asked next: the spacing holds per host across every
+ * input, since a source's inputs are fetched a few at once (pipeline/fetch.ts).
+ */
+const nextByHost = new Map<string, number>();
+
+async function spaced(host: string) {
+  const now = Date.now();
+  const at = Math.max(now, nextByHost.get(host) ?? 0);
+  nextByHost.set(host, at + MIN_INTERVAL_MS);
+  if (at > now) await new Promise((r) => setTimeout(r, at - now));
+}
+
 function httpGetter(mirror: string | undefined, o: GetOptions): { get: PageGet; last: () => Got | null; requests: () => number } {
   let last: Got | null = null;
   let count = 0;
-  let next = 0;
   const get: PageGet = async (url, init = {}) => {
-    const wait = next - Date.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    next = Date.now() + MIN_INTERVAL_MS;
+    await spaced(new URL(url).host);
     const target = mirror ? rewriteOnto(url, mirror) : url;
     count++;
     const res = await getWithRetries(target, {
@@ -53,7 +63,7 @@ function httpGetter(mirror: string | undefined, o: GetOptions): { get: PageGet; 
     }, o);
     const notModified = res.status === 304 && !!(init.headers?.['if-none-match'] || init.headers?.['if-modified-since']);
     if (!res.ok && !notModified) throw new Error(`HTTP ${res.status} from ${url}`);
-    last = { body: Buffer.from(await res.arrayBuffer()), lastModified: res.headers.get('last-modified'), etag: res.headers.get('etag'), notModified };
+    last = { body: res.body, lastModified: res.headers.get('last-modified'), etag: res.headers.get('etag'), notModified };
     return last.body;
   };
   return { get, last: () => last, requests: () => count };
@@ -175,6 +185,16 @@ async function fromCopies(spec: LiveInput, mirror: string | undefined, o: GetOpt
   return { body: spec.pages ? pageArray([body]) : body, via, lastModified: null, etag: null, pages: spec.pages ? 1 : null, publisher: publisher.message };
 }
 
+function atomicWrite(file: string, text: string) {
+  const tmp = `${file}.part-${process.pid}`;
+  try {
+    writeFileSync(tmp, text);
+    renameSync(tmp, file);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
 /**
  * Fetches one live input into the cache. `onCopy` hears when a known snapshot stood in
  * for a publisher that failed (its URL and the publisher's error), for the fetch's log.
@@ -204,9 +224,15 @@ export async function fetchLive(
   if (!got.body) return 'cached'; // 304 Not Modified
   if (got.publisher) onCopy?.(got.via.replace(/^copy:/, ''), got.publisher);
   // Unchanged upstream: keep the copy and its record (fetched_at = when these bytes were
-  // first seen), so an unchanged feed does not make `npm start` rebuild.
+  // first seen, last_modified as then: the build reads both), so an unchanged feed does not
+  // make `npm start` rebuild. Its ETag is recorded all the same (issue 40: an ETag first sent
+  // with bytes already cached was never kept, so the feed was never asked conditionally);
+  // the build does not read it.
   const digest = sha256(got.body);
-  if (old?.sha256 === digest) return 'cached';
+  if (old?.sha256 === digest) {
+    if (got.etag && got.etag !== old.etag) atomicWrite(fetchRecordPath(dest), JSON.stringify({ ...old, etag: got.etag }, null, 1) + '\n');
+    return 'cached';
+  }
   const record: FetchRecord = {
     url: spec.url,
     fetched_at: new Date().toISOString(),

@@ -28,6 +28,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -145,6 +146,8 @@ export function cachedLocation(url: string, env: NodeJS.ProcessEnv = process.env
 export const fetchRecordPath = (cached: string) => `${cached}.fetch.json`;
 /** Beside a pinned file fetched from a known copy rather than its publisher: the copy's URL. */
 export const viaPath = (cached: string) => `${cached}.via`;
+/** Beside an input's cache location: why the last fetch of it failed (JSON: at, reason), removed when one succeeds. */
+export const fetchFailurePath = (cached: string) => `${cached}.failed.json`;
 
 /** Cache location of an npm registry tarball (the registry's own URL layout). */
 export function tarballLocation(pkg: string, version: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -163,6 +166,15 @@ export function tarballLocation(pkg: string, version: string, env: NodeJS.Proces
  * into one folder without overwriting each other's metadata.
  */
 export const bundlesDir = (dist: string) => path.join(dist, 'bundles');
+/** The nightly's reports: reports/<release>.json and .md (pipeline/report.ts). */
+export const reportsDir = (dist: string) => path.join(dist, 'reports');
+/** This host's name as a temporary folder carries it. */
+export const tmpHost = () => hostname().replace(/[^A-Za-z0-9.-]/g, '_');
+/**
+ * A temporary folder of this process under releases/ or bundles/: `.tmp-<pid>-<ms>-<host>`,
+ * so a prune can tell whose it is and whether it is still being written (pipeline/prune.ts).
+ */
+export const tmpFolderName = () => `.tmp-${process.pid}-${Date.now()}-${tmpHost()}`;
 export const bundleDir = (dist: string, release: string) => path.join(bundlesDir(dist), release);
 export const DOWNLOADS = 'download.json';
 export const SHA256SUMS = 'SHA256SUMS';

@@ -36,7 +36,8 @@ export type Reply =
   | { kind: 'json'; body: Buffer | string; etag?: string }
   | { kind: 'file'; path: string }
   /** A bundle archive outside the release (server/downloads.ts): streamed, with Range support. */
-  | { kind: 'download'; /** dist-relative path (bundles/<id>/<name>) */ file: string; name: string; size: number; etag: string; type: string };
+  | { kind: 'download'; /** dist-relative path (bundles/<id>/<name>) */ file: string; name: string; size: number; etag: string; type: string;
+    /** download.json's sha256 of an archive, checked before its bytes are sent (server/api/downloads.ts). */ sha256?: string };
 
 /** A handler answers at once, or (searches) with a promise so long work can yield to other requests. */
 export type Handler = (ctx: Ctx) => Reply | Promise<Reply>;

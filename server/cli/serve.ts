@@ -24,7 +24,7 @@ export function bundleRelease(dir: string): Release {
   const absent: Record<string, string> = {};
   for (const s of ALL_SOURCES) if (!b.datasets[s.id]) absent[s.id] = b.absent[s.id] ?? `not in this bundle (archives: ${b.archives.join(', ')})`;
   const manifest: Manifest = { release: b.release, pipeline_version: b.pipeline_version, files: b.files, datasets: b.datasets, absent };
-  return fsReleaseAt(b.root, manifest);
+  return fsReleaseAt(b.root, manifest, undefined, { bundle: true });
 }
 
 const parse = (args: string[]) => parseArgs({ args, options: { bundle: { type: 'string' }, open: { type: 'boolean', default: false }, workers: { type: 'string' } } });

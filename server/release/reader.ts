@@ -55,6 +55,14 @@ export interface ReleaseReader {
    * binary-index.ts; the Worker holds the whole file, each read would be a subrequest).
    */
   open?(path: string, sig: string): OpenFile | undefined;
+  /**
+   * Optional: a file's sha256 and the signature of the copy that was hashed ('' when it
+   * changed meanwhile), and the signature a file has now (undefined: missing). Node checks
+   * a download against download.json's sha256 with these before serving it; a store that
+   * is `verified` needs neither.
+   */
+  hash?(path: string): Promise<{ sha256: string; sig: string }>;
+  signature?(path: string): string | undefined;
   /** A body to stream bytes [start, end] (inclusive) of a file: a download. Its type is the adapter's own. */
   stream(path: string, start: number, end: number): Promise<unknown>;
   /** Checks that every file of a release exists with its size before it is served (optional: R2 was checked at publish). */

@@ -48,6 +48,8 @@ export interface ReleaseAt {
   cacheBytes?: number;
   /** The dist folder on this machine, when there is one (messages). */
   dist?: string;
+  /** An extracted offline bundle (`serve --bundle`), which carries no downloads of its own. */
+  bundle?: boolean;
 }
 
 /**
@@ -65,6 +67,8 @@ export class Release {
   readonly id: string;
   readonly base: string;
   readonly dist: string | undefined;
+  /** Served from an extracted offline bundle (ReleaseAt.bundle). */
+  readonly bundle: boolean;
   readonly manifest: Manifest;
   readonly datasets = new Map<string, DatasetInfo>();
   readonly absent: Record<string, string>;
@@ -78,6 +82,7 @@ export class Release {
   constructor(readonly reader: ReleaseReader, at: ReleaseAt) {
     this.id = at.id;
     this.base = at.base;
+    this.bundle = at.bundle ?? false;
     this.dist = at.dist;
     this.manifest = at.manifest;
     for (const [k, v] of Object.entries(this.manifest.datasets as Record<string, DatasetInfo>)) this.datasets.set(k, v);
