@@ -122,12 +122,16 @@ export function bucketOf(key: string, buckets: number): number {
 /** Alias keys live in the same buckets as ids, marked so they can never shadow an id. */
 export const aliasKey = (alias: string) => `~${alias.toLowerCase()}`;
 
-/** The upstream URL rewritten onto a mirror laid out as <host>/<path>. */
+/**
+ * The upstream URL rewritten onto a mirror laid out as <host>/<path>. In a folder, a path
+ * ending in "/" (USAspending's award search) is a file named `index` inside it: the path
+ * itself is a folder there, which a fetch could not write nor a build read.
+ */
 export function mirrorLocation(url: string, mirror: string): string {
   const u = new URL(url);
   const rel = `${u.host}${decodeURIComponent(u.pathname)}`;
   if (/^https?:\/\//.test(mirror)) return `${mirror.replace(/\/+$/, '')}/${rel}`;
-  return path.join(path.resolve(mirror), rel);
+  return path.join(path.resolve(mirror), rel.endsWith('/') ? `${rel}index` : rel);
 }
 
 /**

@@ -18,6 +18,13 @@ describe('mirror layout', () => {
     expect(mirrorLocation('https://www.irs.gov/pub/irs-soi/eo_de.csv', '/m')).toBe('/m/www.irs.gov/pub/irs-soi/eo_de.csv');
     expect(mirrorLocation('https://www.irs.gov/pub/x.csv', 'http://127.0.0.1:9/mirror/')).toBe('http://127.0.0.1:9/mirror/www.irs.gov/pub/x.csv');
   });
+
+  it('gives a URL ending in "/" (USAspending\'s award search) a file of its own in a folder, not the folder itself', () => {
+    const url = 'https://api.usaspending.gov/api/v2/search/spending_by_award/';
+    expect(mirrorLocation(url, '/m')).toBe('/m/api.usaspending.gov/api/v2/search/spending_by_award/index');
+    expect(cachedLocation(url, { ALMANAC_CACHE: '/c' } as NodeJS.ProcessEnv)).toMatch(/spending_by_award\/index$/);
+    expect(mirrorLocation(url, 'http://127.0.0.1:9/m')).toBe('http://127.0.0.1:9/m/api.usaspending.gov/api/v2/search/spending_by_award/');
+  });
 });
 
 describe('fetch', () => {
