@@ -18,6 +18,14 @@ import { getDownload, listDownloads } from './downloads.ts';
 import { CATALOGUE_SCHEMA, DATASET_META, LIST_META } from './schemas.ts';
 import type { ResponseKind } from '../http/cache-policy.ts';
 
+/**
+ * What a request of a route costs the server, and so which lane of the Node server's
+ * admission it waits in (server/node/admission.ts): `free` never waits (/healthz,
+ * /readyz), `lookup` (records, list pages, documents), `search`, `range` (study and
+ * morphology ranges, text ranges, whole books: megabytes of composed body).
+ */
+export type Cost = 'free' | 'lookup' | 'search' | 'range';
+
 export interface Route {
   path: string;
   operationId: string;
@@ -40,6 +48,8 @@ export interface Route {
   billed?: boolean;
   /** Media type of the 200 body when it is not JSON (a download, served with Range support). */
   media?: string;
+  /** Its cost class (default `lookup`); `q`: a list page, a `search` when the request has `q=`. */
+  cost?: Cost | 'q';
   handler: h.Handler;
 }
 
@@ -109,18 +119,18 @@ export function datasetRoutes(s: DatasetSource<any>): Route[] {
   const base = { tag: s.id, dataset: s.id, auth: true, ...(s.expires ? { cache: false } : {}) };
   const routes: Route[] = [
     {
-      ...base, path: `/apis/${s.id}`, operationId: `${camel(s.id)}List`, summary: `List ${s.title.toLowerCase()}`,
+      ...base, path: `/apis/${s.id}`, operationId: `${camel(s.id)}List`, summary: `List ${s.title.toLowerCase()}`, cost: 'q',
       pathParams: [], query: [OPTIONAL_Q, LIMIT, OFFSET, ...filters], response: listOf(ref, s.maxLimit), handler: h.list(s.id),
     },
     {
-      ...base, path: `/apis/${s.id}/search`, operationId: `${camel(s.id)}Search`, summary: `Search ${s.title.toLowerCase()}`,
+      ...base, path: `/apis/${s.id}/search`, operationId: `${camel(s.id)}Search`, summary: `Search ${s.title.toLowerCase()}`, cost: 'search',
       pathParams: [], query: [Q, LIMIT, OFFSET, ...filters], response: listOf(ref, s.maxLimit), handler: h.search(s.id),
     },
   ];
   for (const v of s.views ?? []) {
     const fixed = new Set(Object.keys(v.filter));
     routes.push({
-      ...base, path: `/apis/${s.id}/${v.segment}`, operationId: `${camel(s.id)}${camel(`-${v.segment}`)}`, summary: v.summary,
+      ...base, path: `/apis/${s.id}/${v.segment}`, operationId: `${camel(s.id)}${camel(`-${v.segment}`)}`, summary: v.summary, cost: 'q',
       pathParams: [], query: [OPTIONAL_Q, LIMIT, OFFSET, ...filters.filter((f) => !fixed.has(f.name))], response: listOf(ref, s.maxLimit), handler: h.view(s.id, v.filter),
     });
     if (v.get) {
@@ -235,7 +245,7 @@ export const ROUTES: Route[] = [
   },
   {
     path: '/healthz', operationId: 'health', summary: 'Liveness and the live release id; "degraded" lists release files that failed their checksum (no key, not counted)', tag: 'platform',
-    pathParams: [], query: [], auth: false, policy: 'health', handler: h.health,
+    pathParams: [], query: [], auth: false, policy: 'health', cost: 'free', handler: h.health,
     response: {
       type: 'object', required: ['status', 'release'],
       properties: { status: { enum: ['ok', 'degraded'] }, release: { type: 'string' }, corrupt_files: { type: 'array', items: { type: 'string' } } },

@@ -11,7 +11,7 @@
  */
 import type { DatasetInfo } from '../../pipeline/shards.ts';
 import type { DatasetSource } from '../../sources/contract.ts';
-import { datasetRoutes, ROUTES, type Route } from '../api/routes.ts';
+import { datasetRoutes, ROUTES, type Cost, type Route } from '../api/routes.ts';
 import { dataAge, isStale, type Usage } from '../api/handlers.ts';
 import { downloadResponse } from '../api/downloads.ts';
 import { docsPath, docsResponse } from '../api/docs.ts';
@@ -72,7 +72,22 @@ export interface CoreOptions {
   /** Budget of the in-memory cache of composed bodies (default 64 MiB). */
   responseCacheBytes?: number;
   shared?: SharedBodies;
+  /** Admission by cost class (the Node server's lanes, node/admission.ts); none: every request starts at once. */
+  gate?: Gate;
 }
+
+/**
+ * Where a request waits for its turn, by the cost class of its route: `enter` answers
+ * undefined when it may start now, else a promise of true when its turn comes (false: its
+ * client has gone meanwhile, so it is not worked on); `leave` when it is answered.
+ */
+export interface Gate {
+  enter(cost: Cost, req: CoreRequest): Promise<boolean> | undefined;
+  leave(cost: Cost): void;
+}
+
+/** The answer to a request whose client left while it waited: never sent (499 is what the access log shows). */
+const GONE: CoreResponse = { status: 499, headers: [] };
 
 /** Work a response leaves behind (a shared-cache write): the edge hands it to waitUntil; Node lets it run. */
 export type After = (p: Promise<unknown>) => void;
@@ -264,12 +279,25 @@ export function createCore(opts: CoreOptions): Core {
 
   const runAfter: After = (p) => void p.catch((err) => log(`after a response: ${(err as Error).message}`));
 
+  /** The cost class of a parsed request: its route's, a list page with `q=` a search. */
+  function costOf(t: Turn): Cost {
+    const c = t.match?.route.cost ?? 'lookup';
+    return c === 'q' ? (t.search.has('q') ? 'search' : 'lookup') : c;
+  }
+
   async function handle(req: CoreRequest, after: After = runAfter): Promise<CoreResponse> {
     let t: Turn | undefined;
+    let admitted: Cost = 'free';
     try {
       const parsed = parse(req);
       if (!('rawPath' in parsed)) return parsed;
       t = parsed;
+      const cost = opts.gate ? costOf(t) : 'free';
+      if (cost !== 'free') {
+        const wait = opts.gate!.enter(cost, req);
+        if (wait && !(await wait)) return GONE;
+        admitted = cost;
+      }
       // The docs page: static files of the release, public and never counted (api/docs.ts).
       const docs = docsPath(t.rawPath);
       if (docs) return await docsResponse(req, await opts.release(), docs);
@@ -277,6 +305,8 @@ export function createCore(opts: CoreOptions): Core {
       return await resolve(t, after);
     } catch (thrown) {
       return failed(t, req, thrown);
+    } finally {
+      if (admitted !== 'free') opts.gate!.leave(admitted);
     }
   }
 

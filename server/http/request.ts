@@ -16,6 +16,8 @@ export interface CoreRequest {
    * them the same way, so both runtimes see the same value.
    */
   header(name: string): string | undefined;
+  /** Whether the client has gone (its connection closed): a request still waiting for a slot is then dropped. */
+  gone?(): boolean;
 }
 
 /** Headers as a flat [name, value, …] list: node:http writes it without building objects (this path runs on every request). */

@@ -19,7 +19,7 @@ import { localState } from '../core/state.ts';
 import { ApiError } from '../http/errors.ts';
 import type { CoreRequest, CoreResponse } from '../http/request.ts';
 import { fsRelease } from '../release/fs-reader.ts';
-import { Admission, maxActive } from './admission.ts';
+import { Admission, laneSizes } from './admission.ts';
 import type { Release } from '../release/release.ts';
 import { KeyStore } from '../state/keys.ts';
 import { Limits, TurnBatcher, type Charger } from '../state/limits.ts';
@@ -50,6 +50,8 @@ export interface AppOptions {
 export interface App {
   server: Server;
   core: Core;
+  /** The lanes requests wait in (tests look at their queues). */
+  admission: Admission;
   keys: KeyStore;
   quota: QuotaStore;
   release: () => Release;
@@ -115,6 +117,9 @@ class NodeRequest implements CoreRequest {
   get url() {
     return this.req.url ?? '/';
   }
+  gone() {
+    return this.req.socket.destroyed;
+  }
   header(name: string): string | undefined {
     // Node keeps only the first of repeated Authorization (and some other) fields; the
     // core must see every one (two different keys are a conflict, not "the first"), so
@@ -153,7 +158,10 @@ function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, 
   };
   const cacheBytes = Number(process.env.ALMANAC_CACHE_MB ?? 256) * 2 ** 20;
   let release = watched(opts.release ?? fsRelease(opts.dist, cacheBytes));
+  // A few requests at a time per cost class, /healthz never queued (admission.ts says why).
+  const admission = new Admission(laneSizes());
   const core = createCore({
+    gate: admission,
     release: () => release,
     state: localState(keys, charger, () => {
       const r = reviewsIn(opts.stateDir);
@@ -178,15 +186,11 @@ function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, 
     }
   });
 
-  // A few requests at a time, /healthz never queued (admission.ts says why).
-  const admission = new Admission(maxActive());
   function handle(req: IncomingMessage, res: ServerResponse) {
     const r = new NodeRequest(req);
     // Node's own check answers a bare 400; ours answers with the envelope.
     if (!req.headers.host && req.httpVersionMinor >= 1) return write(res, core.error(r, new ApiError('bad_request', 'the Host header is required (HTTP/1.1)')));
-    const url = req.url ?? '';
-    const health = url === '/healthz' || url.startsWith('/healthz?');
-    (health ? core.handle(r) : admission.run(() => core.handle(r))).then((out) => write(res, out), (err) => {
+    core.handle(r).then((out) => write(res, out), (err) => {
       log(`internal error writing ${req.method} ${(req.url ?? '').split('?')[0].slice(0, 200)}: ${(err as Error).stack}`);
       res.destroy();
     });
@@ -222,6 +226,7 @@ function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, 
   return {
     server,
     core,
+    admission,
     keys,
     release: () => release,
     close: () => new Promise<void>((resolve) => {
