@@ -29,6 +29,8 @@ export interface Ctx {
   usage?: Usage;
   /** The token reviews in force (state/reviews.ts), read when a study handler asks. */
   reviews: () => ReviewView | Promise<ReviewView>;
+  /** Why the server is not ready (/readyz); absent where the runtime has no such state (the Worker). */
+  ready?: () => string[];
 }
 
 export type Reply =
@@ -264,6 +266,17 @@ export const viewGet = (ds: string, fixed: Record<string, string>): Handler => a
 export const health: Handler = (ctx) => {
   const corrupt = [...ctx.release.corrupt];
   return { kind: 'json', body: JSON.stringify(corrupt.length ? { status: 'degraded', release: ctx.release.id, corrupt_files: corrupt } : { status: 'ok', release: ctx.release.id }) };
+};
+
+/**
+ * Readiness (issue 38, item 7): 200 when the server should be sent traffic; 503 not_ready
+ * naming why while it drains for a shutdown, warms its search indexes, or cannot count
+ * (a full or read-only state folder, Redis unreachable). Liveness stays /healthz.
+ */
+export const ready: Handler = (ctx) => {
+  const why = ctx.ready?.() ?? [];
+  if (why.length) throw new ApiError('not_ready', why.join('; '), { reasons: why, release: ctx.release.id }, { 'retry-after': '5' });
+  return { kind: 'json', body: JSON.stringify({ status: 'ready', release: ctx.release.id }) };
 };
 
 export const openapi: Handler = () => ({ kind: 'file', path: OPENAPI });

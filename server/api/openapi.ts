@@ -130,7 +130,7 @@ function document(spec: DocSpec): Record<string, unknown> {
 
 const ALL_CODES = Object.keys(ERROR_CATALOGUE);
 const SCRIPTURE_ONLY = ['api_key_required', 'invalid_api_key', 'inactive_api_key', 'invalid_reference', 'range_out_of_order', 'range_too_long', 'range_translation_mismatch', 'translation_not_found', 'translation_unavailable', 'book_not_found', 'chapter_not_found', 'verse_not_found'];
-const PLATFORM_ONLY = ['download_not_found', 'range_not_satisfiable', 'authentication_required', 'invalid_key', 'conflicting_credentials', 'dataset_not_found', 'record_not_found', 'dataset_unavailable', 'incompatible_units', 'unit_not_convertible', 'invalid_value', 'unknown_unit'];
+const PLATFORM_ONLY = ['not_ready', 'download_not_found', 'range_not_satisfiable', 'authentication_required', 'invalid_key', 'conflicting_credentials', 'dataset_not_found', 'record_not_found', 'dataset_unavailable', 'incompatible_units', 'unit_not_convertible', 'invalid_value', 'unknown_unit'];
 
 export function platformOpenApi(examples?: Map<string, Example>): Record<string, unknown> {
   const schemas: Record<string, SchemaObject> = {};

@@ -252,6 +252,11 @@ export const ROUTES: Route[] = [
     },
   },
   {
+    path: '/readyz', operationId: 'ready', summary: 'Readiness: 200 when this server should get traffic; 503 not_ready (with the reasons) while it drains for a shutdown, loads its search indexes, or cannot count requests (no key, not counted)', tag: 'platform',
+    pathParams: [], query: [], auth: false, policy: 'health', cost: 'free', handler: h.ready,
+    response: { type: 'object', required: ['status', 'release'], properties: { status: { const: 'ready' }, release: { type: 'string' } } },
+  },
+  {
     path: '/apis', operationId: 'catalogue', summary: 'Datasets with contract version, data release, record count and sources', tag: 'platform',
     pathParams: [], query: [], auth: true, policy: 'changing', handler: h.catalogue,
     response: CATALOGUE_SCHEMA,

@@ -74,6 +74,8 @@ export interface CoreOptions {
   shared?: SharedBodies;
   /** Admission by cost class (the Node server's lanes, node/admission.ts); none: every request starts at once. */
   gate?: Gate;
+  /** Why the server is not ready for traffic (/readyz: draining, warming, state not writable); none: always ready. */
+  ready?: () => string[];
 }
 
 /**
@@ -86,8 +88,11 @@ export interface Gate {
   leave(cost: Cost): void;
 }
 
+/** The request id that begins every log line about a request (the same as its X-Request-Id and access log line). */
+const about = (req: CoreRequest) => (req.id ? `request ${req.id}: ` : '');
+
 /** The answer to a request whose client left while it waited: never sent (499 is what the access log shows). */
-const GONE: CoreResponse = { status: 499, headers: [] };
+const gone = (): CoreResponse => ({ status: 499, headers: [] });
 
 /** Work a response leaves behind (a shared-cache write): the edge hands it to waitUntil; Node lets it run. */
 export type After = (p: Promise<unknown>) => void;
@@ -158,6 +163,7 @@ export function createCore(opts: CoreOptions): Core {
     const rules = t.surface.credentials;
     const rec = await state.verify(credentialOf(t.req, t.search, rules));
     if (!rec) throw rules.invalid('the key is not recognised');
+    t.req.keyId = rec.id; // for the adapter's access log (never the key)
     return rec;
   }
 
@@ -226,7 +232,7 @@ export function createCore(opts: CoreOptions): Core {
     if (!body) {
       const query = parseQuery(search, route.query);
       const reviews = () => state.reviews();
-      const reply = await route.handler({ release: rel, params, query, path: rawPath, key: t.key, usage: t.usage, reviews });
+      const reply = await route.handler({ release: rel, params, query, path: rawPath, key: t.key, usage: t.usage, reviews, ready: opts.ready });
       if (reply.kind === 'download') return downloadResponse(req, rel, reply, headers, t.limitHeaders, () => bill(t));
       if (reply.kind === 'file') {
         if (!rel.entry(reply.path)) throw new ApiError('not_found', 'this file is not part of the served release'); // a partial offline bundle
@@ -269,11 +275,11 @@ export function createCore(opts: CoreOptions): Core {
     if (err instanceof ApiError) {
       if (err.code === 'state_unavailable' && Date.now() - stateWarned > 10_000) {
         stateWarned = Date.now();
-        log(`the request could not be counted (${err.logNote ?? 'the quota store refused it'}); requests answer 503 state_unavailable and are not billed`);
+        log(`${about(req)}the request could not be counted (${err.logNote ?? 'the quota store refused it'}); requests answer 503 state_unavailable and are not billed`);
       }
       return errorResponse(req, err, headers);
     }
-    log(`internal error on ${req.method} ${(req.url ?? '').split('?')[0].slice(0, 200)}: ${(err as Error).stack}`);
+    log(`${about(req)}internal error on ${req.method} ${(req.url ?? '').split('?')[0].slice(0, 200)}: ${(err as Error).stack}`);
     return errorResponse(req, new ApiError('internal_error', 'internal error'), headers);
   }
 
@@ -292,10 +298,11 @@ export function createCore(opts: CoreOptions): Core {
       const parsed = parse(req);
       if (!('rawPath' in parsed)) return parsed;
       t = parsed;
-      const cost = opts.gate ? costOf(t) : 'free';
-      if (cost !== 'free') {
+      const cost = costOf(t);
+      req.cost = cost;
+      if (cost !== 'free' && opts.gate) {
         const wait = opts.gate!.enter(cost, req);
-        if (wait && !(await wait)) return GONE;
+        if (wait && !(await wait)) return gone();
         admitted = cost;
       }
       // The docs page: static files of the release, public and never counted (api/docs.ts).

@@ -16,12 +16,12 @@ import type { CoreRequest, CoreResponse, HeaderList } from './request.ts';
 
 export type { HeaderList };
 
-const EXPOSED = 'ETag, RateLimit, RateLimit-Policy, Retry-After, Content-Length, Content-Encoding, Data-Age, WWW-Authenticate';
+const EXPOSED = 'ETag, RateLimit, RateLimit-Policy, Retry-After, Content-Length, Content-Encoding, Data-Age, WWW-Authenticate, X-Request-Id';
 export const CORS: HeaderList = ['access-control-allow-origin', '*', 'access-control-expose-headers', EXPOSED];
 export const PREFLIGHT_HEADERS: HeaderList = [
   ...CORS,
   'access-control-allow-methods', 'GET, HEAD, OPTIONS',
-  'access-control-allow-headers', 'Authorization, X-Service-Key, X-Scripture-Key, If-None-Match, Accept-Encoding, Accept, Range, If-Range',
+  'access-control-allow-headers', 'Authorization, X-Service-Key, X-Scripture-Key, If-None-Match, Accept-Encoding, Accept, Range, If-Range, X-Request-Id',
   'access-control-max-age', '86400',
 ];
 const JSON_TYPE = ['content-type', 'application/json; charset=utf-8'];
