@@ -15,6 +15,8 @@ import { CONVERT_PARAMS, CONVERT_SCHEMA, convertHandler } from './convert.ts';
 import { GEO_PARAMS, INCLUDE_EXPIRED } from './filters.ts';
 import { TAG_SCHEMA, tagReply } from './language-tags.ts';
 import { getDownload, listDownloads } from './downloads.ts';
+import { frontDoor } from './front-door.ts';
+import { health, ready } from './probes.ts';
 import { CATALOGUE_SCHEMA, DATASET_META, LIST_META } from './schemas.ts';
 import type { ResponseKind } from '../http/cache-policy.ts';
 
@@ -240,12 +242,12 @@ const FRONT_DOOR_SCHEMA: SchemaObject = {
 
 export const ROUTES: Route[] = [
   {
-    path: '/', operationId: 'frontDoor', summary: 'Links to the docs page, both OpenAPI documents and /healthz, and which credential each surface reads (no key, not counted)', tag: 'platform',
-    pathParams: [], query: [], auth: false, policy: 'health', handler: h.frontDoor, response: FRONT_DOOR_SCHEMA,
+    path: '/', operationId: 'frontDoor', summary: 'Links to the docs page, both OpenAPI documents, /healthz and /readyz, and which credential each surface reads (no key, not counted); a browser (Accept: text/html) gets them as an HTML page', tag: 'platform',
+    pathParams: [], query: [], auth: false, policy: 'front', handler: frontDoor, response: FRONT_DOOR_SCHEMA,
   },
   {
     path: '/healthz', operationId: 'health', summary: 'Liveness and the live release id; "degraded" lists release files that failed their checksum (no key, not counted)', tag: 'platform',
-    pathParams: [], query: [], auth: false, policy: 'health', cost: 'free', handler: h.health,
+    pathParams: [], query: [], auth: false, policy: 'health', cost: 'free', handler: health,
     response: {
       type: 'object', required: ['status', 'release'],
       properties: { status: { enum: ['ok', 'degraded'] }, release: { type: 'string' }, corrupt_files: { type: 'array', items: { type: 'string' } } },
@@ -253,7 +255,7 @@ export const ROUTES: Route[] = [
   },
   {
     path: '/readyz', operationId: 'ready', summary: 'Readiness: 200 when this server should get traffic; 503 not_ready (with the reasons) while it drains for a shutdown, loads its search indexes, or cannot count requests (no key, not counted)', tag: 'platform',
-    pathParams: [], query: [], auth: false, policy: 'health', cost: 'free', handler: h.ready,
+    pathParams: [], query: [], auth: false, policy: 'health', cost: 'free', handler: ready,
     response: { type: 'object', required: ['status', 'release'], properties: { status: { const: 'ready' }, release: { type: 'string' } } },
   },
   {

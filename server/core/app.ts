@@ -12,7 +12,9 @@
 import type { DatasetInfo } from '../../pipeline/shards.ts';
 import type { DatasetSource } from '../../sources/contract.ts';
 import { datasetRoutes, ROUTES, type Cost, type Route } from '../api/routes.ts';
-import { dataAge, isStale, type Usage } from '../api/handlers.ts';
+import { frontDoorHtml, prefersHtml } from '../api/front-door.ts';
+import { costOf, gone, type Gate } from './gate.ts';
+import { dataAge, staleSignature, type Usage } from '../api/handlers.ts';
 import { downloadResponse } from '../api/downloads.ts';
 import { docsPath, docsResponse } from '../api/docs.ts';
 import { policyHeaders, type ResponseKind } from '../http/cache-policy.ts';
@@ -29,24 +31,17 @@ import { SCRIPTURE_CREDENTIALS, credentialOf } from './credentials.ts';
 import type { Metered, StateStore } from './state.ts';
 import { PUBLIC, SCRIPTURE, SURFACES, platformSurface, type Surface } from './surfaces.ts';
 
+/** Vary of the front door, which answers JSON or HTML by Accept. */
+const FRONT_VARY = policyHeaders('front')[3];
+/** The request id that begins every log line about a request (the same as its X-Request-Id and access log line). */
+const about = (req: CoreRequest) => (req.id ? `request ${req.id}: ` : '');
+
 /** The caller of every request in open mode (/api/v1/key describes it; nothing is counted). */
 export const OPEN_KEY: Caller = { id: 'open', hash: '', plan: 'development', status: 'active', label: 'open mode (serve --open)', created: '1970-01-01T00:00:00.000Z' };
 
 /** Which row of the cache policy (http/cache-policy.ts) a route's answers follow. */
 export function kindOf(route: Route, info: DatasetInfo | undefined): ResponseKind {
   return route.policy ?? (route.auth === false ? 'document' : info?.live ? 'live' : 'reference');
-}
-
-/** Which live datasets of the release are stale right now, as a short string (recomputed once a second). */
-const staleMemo = new WeakMap<Release, { second: number; sig: string }>();
-function staleSignature(rel: Release, now: number): string {
-  const second = Math.floor(now / 1000);
-  const m = staleMemo.get(rel);
-  if (m && m.second === second) return m.sig;
-  let sig = '';
-  for (const i of rel.datasets.values()) if (i.live) sig += isStale(i, now) ? '1' : '0';
-  staleMemo.set(rel, { second, sig });
-  return sig;
 }
 
 /**
@@ -78,21 +73,6 @@ export interface CoreOptions {
   ready?: () => string[];
 }
 
-/**
- * Where a request waits for its turn, by the cost class of its route: `enter` answers
- * undefined when it may start now, else a promise of true when its turn comes (false: its
- * client has gone meanwhile, so it is not worked on); `leave` when it is answered.
- */
-export interface Gate {
-  enter(cost: Cost, req: CoreRequest): Promise<boolean> | undefined;
-  leave(cost: Cost): void;
-}
-
-/** The request id that begins every log line about a request (the same as its X-Request-Id and access log line). */
-const about = (req: CoreRequest) => (req.id ? `request ${req.id}: ` : '');
-
-/** The answer to a request whose client left while it waited: never sent (499 is what the access log shows). */
-const gone = (): CoreResponse => ({ status: 499, headers: [] });
 
 /** Work a response leaves behind (a shared-cache write): the edge hands it to waitUntil; Node lets it run. */
 export type After = (p: Promise<unknown>) => void;
@@ -285,12 +265,6 @@ export function createCore(opts: CoreOptions): Core {
 
   const runAfter: After = (p) => void p.catch((err) => log(`after a response: ${(err as Error).message}`));
 
-  /** The cost class of a parsed request: its route's, a list page with `q=` a search. */
-  function costOf(t: Turn): Cost {
-    const c = t.match?.route.cost ?? 'lookup';
-    return c === 'q' ? (t.search.has('q') ? 'search' : 'lookup') : c;
-  }
-
   async function handle(req: CoreRequest, after: After = runAfter): Promise<CoreResponse> {
     let t: Turn | undefined;
     let admitted: Cost = 'free';
@@ -298,7 +272,7 @@ export function createCore(opts: CoreOptions): Core {
       const parsed = parse(req);
       if (!('rawPath' in parsed)) return parsed;
       t = parsed;
-      const cost = costOf(t);
+      const cost = costOf(t.match?.route, t.search);
       req.cost = cost;
       if (cost !== 'free' && opts.gate) {
         const wait = opts.gate!.enter(cost, req);
@@ -308,6 +282,8 @@ export function createCore(opts: CoreOptions): Core {
       // The docs page: static files of the release, public and never counted (api/docs.ts).
       const docs = docsPath(t.rawPath);
       if (docs) return await docsResponse(req, await opts.release(), docs);
+      // The front door for a browser: the same links as an HTML page (api/front-door.ts).
+      if (t.rawPath === '/' && prefersHtml(req)) return frontDoorHtml(req, (await opts.release()).id, FRONT_VARY);
       await limit(t, await authenticate(t));
       return await resolve(t, after);
     } catch (thrown) {

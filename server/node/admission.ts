@@ -28,7 +28,7 @@
  * (HTTP/1.1), and the server's header and request timeouts close idle and slow ones.
  */
 import type { Cost } from '../api/routes.ts';
-import type { Gate } from '../core/app.ts';
+import type { Gate } from '../core/gate.ts';
 import type { CoreRequest } from '../http/request.ts';
 
 export const DEFAULT_MAX_ACTIVE = 4;
