@@ -20,10 +20,11 @@ import {
 } from './text.ts';
 import { REF_EXAMPLES, requestedRange } from './references.ts';
 import { phraseFirst, phraseWindow, searchMeta } from '../../search/search-bounds.ts';
-import { BOOKS_REPLY, BOOK_REPLY, CHAPTER_REPLY, KEY_REPLY, RANGE_REPLY, SEARCH_REPLY, SOURCE_COVERAGE_REPLY, SOURCE_TEXTS_REPLY, TRANSLATIONS_REPLY, VERSE_REPLY } from './schemas.ts';
+import { BOOKS_REPLY, BOOK_REPLY, CHAPTER_REPLY, KEY_REPLY, RANGE_REPLY, SEARCH_REPLY, TRANSLATIONS_REPLY, VERSE_REPLY } from './schemas.ts';
+import { SOURCE_COVERAGE_REPLY, SOURCE_TEXTS_REPLY, STUDY_RESPONSE } from './study-schemas.ts';
 import type { BookSummary } from '../../../sources/scripture/dataset.ts';
 import { STUDY_DATASET, type StudySummary } from '../../../sources/scripture/study/dataset.ts';
-import { FILTER_PARAMS, MAX_STUDY_VERSES, STUDY_RESPONSE, absentRoleNote, rangeStudy, readable, sourceCoverage, sourceTexts, studyInfo, verseStudy, type StudyVerse } from './study.ts';
+import { FILTER_PARAMS, MAX_STUDY_VERSES, absentRoleNote, rangeStudy, readable, sourceCoverage, sourceTexts, studyInfo, verseStudy, type StudyVerse } from './study.ts';
 
 const DATA_POLICY = {
   readable_text: 'Only public-domain translations are served as readable text.',
