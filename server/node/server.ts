@@ -4,8 +4,9 @@
  * never reaches the core (oversized, malformed or too-slow requests) with the same
  * envelope, reads releases from dist/ (release/fs-reader.ts) and switches to a new one
  * when `dist/current` changes, and supplies the state: the state folder (keys.json and
- * the quota journal, one server per folder), a cluster primary, or Redis.
- * sirv is used only as the baseline in bench/serve.ts.
+ * the quota journal, one server per folder), a cluster primary, or Redis. Around the core
+ * (issue 38): the lanes (admission.ts), the access log and request ids (access-log.ts),
+ * readiness, and the drain on close. sirv is used only as the baseline in bench/serve.ts.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
