@@ -24,7 +24,7 @@ const env = process.env;
 const SECONDS = Number(env.BENCH_S ?? 10);
 const CONNS = Number(env.BENCH_CONNS ?? 32);
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
-const TARGETS = ['off', 'on', '0.1'];
+const TARGETS = (env.BENCH_TARGETS ?? 'off,on,0.1').split(',');
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const has = (bin: string) => { try { execFileSync('which', [bin], { stdio: 'ignore' }); return true; } catch { return false; } };
 if (!has('wrk') || !has('taskset')) throw new Error('bench:access-log needs wrk and taskset');
