@@ -29,6 +29,8 @@ export interface Ctx {
   usage?: Usage;
   /** The token reviews in force (state/reviews.ts), read when a study handler asks. */
   reviews: () => ReviewView | Promise<ReviewView>;
+  /** Why the server is not ready (/readyz); absent where the runtime has no such state (the Worker). */
+  ready?: () => string[];
 }
 
 export type Reply =
@@ -261,29 +263,7 @@ export const viewGet = (ds: string, fixed: Record<string, string>): Handler => a
   return { kind: 'json', body };
 };
 
-/** `degraded` when a release file failed its checksum (those files answer 503 release_corrupt). */
-export const health: Handler = (ctx) => {
-  const corrupt = [...ctx.release.corrupt];
-  return { kind: 'json', body: JSON.stringify(corrupt.length ? { status: 'degraded', release: ctx.release.id, corrupt_files: corrupt } : { status: 'ok', release: ctx.release.id }) };
-};
-
 export const openapi: Handler = () => ({ kind: 'file', path: OPENAPI });
-
-export const frontDoor: Handler = (ctx) => ({
-  kind: 'json',
-  body: JSON.stringify({
-    name: 'almanac: reference datasets under /apis, scripture text and word study under /api/v1',
-    release: ctx.release.id,
-    links: {
-      docs: '/docs/', platform_openapi: '/apis/openapi.json', scripture_openapi: '/api/v1/openapi', health: '/healthz',
-      catalogue: '/apis', translations: '/api/v1/translations', downloads: '/apis/downloads',
-    },
-    credentials: {
-      '/apis': 'X-Service-Key: <key> or Authorization: Bearer <key>',
-      '/api/v1': 'Authorization: Bearer <key>, X-Scripture-Key: <key> or ?key=<key>',
-    },
-  }),
-});
 
 /** Where a catalogue entry is served: translations and the study layers live under /api/v1, not /apis. */
 function endpointOf(id: string): string {
@@ -317,3 +297,15 @@ export const catalogue: Handler = (ctx) => {
   for (const [id, reason] of Object.entries(ctx.release.absent)) data.push({ dataset: id, status: 'absent', reason } as any);
   return { kind: 'json', body: JSON.stringify({ data, meta: { release: ctx.release.id, platform_contract_version: '0.9.0' } }) };
 };
+
+/** Which live datasets of the release are stale right now, as a short string (recomputed once a second). */
+const staleMemo = new WeakMap<Release, { second: number; sig: string }>();
+export function staleSignature(rel: Release, now: number): string {
+  const second = Math.floor(now / 1000);
+  const m = staleMemo.get(rel);
+  if (m && m.second === second) return m.sig;
+  let sig = '';
+  for (const i of rel.datasets.values()) if (i.live) sig += isStale(i, now) ? '1' : '0';
+  staleMemo.set(rel, { second, sig });
+  return sig;
+}

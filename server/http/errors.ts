@@ -45,6 +45,7 @@ export const ERROR_CATALOGUE = {
   state_unavailable: { status: 503, summary: 'The request could not be counted durably (the state folder refused a write); it was not billed. Retry later.' },
   release_corrupt: { status: 503, summary: 'A file of the live release does not match its manifest checksum; it is not served and the fault is logged.' },
   dataset_unavailable: { status: 503, summary: 'The dataset was not built: its upstream input could not be had. details.reason says why.' },
+  not_ready: { status: 503, summary: 'The server is draining for a shutdown, loading its search indexes, or cannot count requests (its state folder or Redis); details.reasons says which. Only /readyz answers it.' },
   release_unavailable: { status: 503, summary: 'No release is published where this server reads them (the edge: nothing published to its bucket yet), or its manifest cannot be read.' },
 } as const satisfies Record<string, { status: number; apis_status?: number; summary: string }>;
 

@@ -251,7 +251,7 @@ export default defineSource<AviationRecord>({
   views: [
     {
       segment: 'airports', summary: 'list global airport facilities', filter: { kind: 'airport' },
-      get: { param: 'ident', description: 'Airport ident (e.g. KJFK), or its ICAO, IATA, GPS or local code (case-insensitive); see the README for shared codes.' },
+      get: { param: 'ident', description: 'Airport ident (e.g. KJFK), or its ICAO, IATA, GPS or local code (case-insensitive); see docs/platform-api.md (aviation) for shared codes.' },
     },
     {
       segment: 'runways', summary: 'list runways', filter: { kind: 'runway' },

@@ -20,10 +20,11 @@ import {
 } from './text.ts';
 import { REF_EXAMPLES, requestedRange } from './references.ts';
 import { phraseFirst, phraseWindow, searchMeta } from '../../search/search-bounds.ts';
-import { BOOKS_REPLY, BOOK_REPLY, CHAPTER_REPLY, KEY_REPLY, RANGE_REPLY, SEARCH_REPLY, SOURCE_COVERAGE_REPLY, SOURCE_TEXTS_REPLY, TRANSLATIONS_REPLY, VERSE_REPLY } from './schemas.ts';
+import { BOOKS_REPLY, BOOK_REPLY, CHAPTER_REPLY, KEY_REPLY, RANGE_REPLY, SEARCH_REPLY, TRANSLATIONS_REPLY, VERSE_REPLY } from './schemas.ts';
+import { SOURCE_COVERAGE_REPLY, SOURCE_TEXTS_REPLY, STUDY_RESPONSE } from './study-schemas.ts';
 import type { BookSummary } from '../../../sources/scripture/dataset.ts';
 import { STUDY_DATASET, type StudySummary } from '../../../sources/scripture/study/dataset.ts';
-import { FILTER_PARAMS, MAX_STUDY_VERSES, STUDY_RESPONSE, absentRoleNote, rangeStudy, readable, sourceCoverage, sourceTexts, studyInfo, verseStudy, type StudyVerse } from './study.ts';
+import { FILTER_PARAMS, MAX_STUDY_VERSES, absentRoleNote, rangeStudy, readable, sourceCoverage, sourceTexts, studyInfo, verseStudy, type StudyVerse } from './study.ts';
 
 const DATA_POLICY = {
   readable_text: 'Only public-domain translations are served as readable text.',
@@ -170,9 +171,9 @@ const studyRoute = (ns: 'study' | 'morphology', what: string): Route[] => {
     return studyReply(ctx, `${ns}.range`, study, b, verses, { range: { from: verses[0].reference, to: verses[verses.length - 1].reference, verses: verses.length } });
   };
   return [
-    { ...base, dataset: STUDY_DATASET, cache: false, policy: 'changing', path: `${V1}/${ns}/{translation}/range`, operationId: `${ns}Range`,
+    { ...base, dataset: STUDY_DATASET, cache: false, policy: 'changing', cost: 'range', path: `${V1}/${ns}/{translation}/range`, operationId: `${ns}Range`,
       summary: `${what} for a verse range (at most ${MAX_STUDY_VERSES} verses)`, pathParams: [T], query: [REF('from'), REF('to'), WRITTEN(false), ...FILTER_PARAMS], response: withBooks(STUDY_RESPONSE), handler },
-    { ...base, dataset: STUDY_DATASET, cache: false, policy: 'changing', path: `${V1}/${ns}/{translation}`, operationId: `${ns}Reference`,
+    { ...base, dataset: STUDY_DATASET, cache: false, policy: 'changing', cost: 'range', path: `${V1}/${ns}/{translation}`, operationId: `${ns}Reference`,
       summary: `${what} for a written reference (ref=John 3:16-18; at most ${MAX_STUDY_VERSES} verses)`, pathParams: [T], query: [WRITTEN(true), ...FILTER_PARAMS], response: withBooks(STUDY_RESPONSE), handler },
     { ...base, dataset: STUDY_DATASET, cache: false, policy: 'changing', path: `${V1}/${ns}/{translation}/{book}/{chapter}/{verse}`, operationId: `${ns}Verse`,
       summary: `${what} for one verse`, pathParams: [T, B, C, V], query: FILTER_PARAMS, response: STUDY_RESPONSE,
@@ -187,11 +188,11 @@ const studyMeta = (ctx: Parameters<Handler>[0], endpoint: string) => {
   return { api_version: 'v1', endpoint, data_policy: DATA_POLICY, namespaces: NAMESPACES, data_release: info.data_release, sources: info.provenance };
 };
 const textRoutes = (prefix: string, ns: string, summary: string): Route[] => [
-  { ...base, path: `${prefix}/range`, operationId: `${ns}Range`, summary: `${summary}: verse range (at most ${MAX_RANGE_VERSES} verses)`, pathParams: [T], query: [REF('from'), REF('to'), WRITTEN(false)], response: withBooks(RANGE_REPLY), handler: range(`${ns}.range`) },
+  { ...base, cost: 'range', path: `${prefix}/range`, operationId: `${ns}Range`, summary: `${summary}: verse range (at most ${MAX_RANGE_VERSES} verses)`, pathParams: [T], query: [REF('from'), REF('to'), WRITTEN(false)], response: withBooks(RANGE_REPLY), handler: range(`${ns}.range`) },
   // /text/{translation}?ref=…, the range under a written reference; not for the alias
   // prefix, where /api/v1/{translation} would shadow mistyped v1 paths.
-  ...(ns === 'text' ? [{ ...base, path: prefix, operationId: `${ns}Reference`, summary: `${summary}: a written reference (ref=John 3:16-18; at most ${MAX_RANGE_VERSES} verses)`, pathParams: [T], query: [WRITTEN(true)], response: withBooks(RANGE_REPLY), handler: range(`${ns}.reference`) }] : []),
-  { ...base, path: `${prefix}/{book}`, operationId: `${ns}Book`, summary: `${summary}: whole book, by chapter`, pathParams: [T, B], query: [], response: BOOK_REPLY, handler: wholeBook(`${ns}.book`) },
+  ...(ns === 'text' ? [{ ...base, cost: 'range' as const, path: prefix, operationId: `${ns}Reference`, summary: `${summary}: a written reference (ref=John 3:16-18; at most ${MAX_RANGE_VERSES} verses)`, pathParams: [T], query: [WRITTEN(true)], response: withBooks(RANGE_REPLY), handler: range(`${ns}.reference`) }] : []),
+  { ...base, cost: 'range', path: `${prefix}/{book}`, operationId: `${ns}Book`, summary: `${summary}: whole book, by chapter`, pathParams: [T, B], query: [], response: BOOK_REPLY, handler: wholeBook(`${ns}.book`) },
   { ...base, path: `${prefix}/{book}/{chapter}`, operationId: `${ns}Chapter`, summary: `${summary}: one chapter`, pathParams: [T, B, C], query: [], response: CHAPTER_REPLY, handler: chapter(`${ns}.chapter`) },
   { ...base, path: `${prefix}/{book}/{chapter}/{verse}`, operationId: `${ns}Verse`, summary: `${summary}: one verse`, pathParams: [T, B, C, V], query: [], response: VERSE_REPLY, handler: verse(`${ns}.verse`) },
 ];
@@ -219,7 +220,7 @@ export const V1_ROUTES: Route[] = [
     },
   },
   {
-    ...base, path: `${V1}/search`, operationId: 'v1Search', summary: 'Ranked full-text search of one translation', pathParams: [], query: [TRANSLATION_PARAM, Q, LIMIT, OFFSET], response: SEARCH_REPLY,
+    ...base, cost: 'search', path: `${V1}/search`, operationId: 'v1Search', summary: 'Ranked full-text search of one translation', pathParams: [], query: [TRANSLATION_PARAM, Q, LIMIT, OFFSET], response: SEARCH_REPLY,
     handler: async (ctx) => {
       const t = translation(ctx, String(ctx.query.translation));
       const { limit, offset } = ctx.query as { limit: number; offset: number };
