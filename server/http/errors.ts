@@ -36,6 +36,7 @@ export const ERROR_CATALOGUE = {
   verse_not_found: { status: 404, summary: 'The chapter has no verse with this number in this translation.' },
   download_not_found: { status: 404, summary: 'The live release has no bundle file of this name (see /apis/downloads).' },
   method_not_allowed: { status: 405, summary: 'Only GET, HEAD and OPTIONS are served.' },
+  conflict: { status: 409, summary: "Operator endpoints of the edge: the request conflicts with what the bucket holds (a release switched to before all its files are there, an upload that is no longer open)." },
   request_timeout: { status: 408, summary: 'The request headers did not arrive within the server\'s header timeout.' },
   range_not_satisfiable: { status: 416, summary: 'The Range starts beyond the end of the file; Content-Range gives its size.' },
   monthly_quota_exceeded: { status: 429, summary: "The key's monthly request quota is used up." },
