@@ -44,7 +44,8 @@ export class Isolate implements IsolateView {
     this.refreshMs = Number(env.REFRESH_SECONDS ?? 5) * 1000;
     this.reader = new R2Reader(env.RELEASES);
     studyCacheBytes(Number(env.STUDY_CACHE_MB ?? 8) * 2 ** 20);
-    this.state = new EdgeState(env, this.refreshMs);
+    // Ready once a release is live (the key index is EdgeState's own check).
+    this.state = new EdgeState(env, this.refreshMs, () => this.current(env).then(() => true, () => false));
     const stats = this.cache;
     const shared: SharedBodies = {
       async get(key, coding) {

@@ -47,6 +47,7 @@ export const ERROR_CATALOGUE = {
   release_corrupt: { status: 503, summary: 'A file of the live release does not match its manifest checksum; it is not served and the fault is logged.' },
   dataset_unavailable: { status: 503, summary: 'The dataset was not built: its upstream input could not be had. details.reason says why.' },
   release_unavailable: { status: 503, summary: 'No release is published where this server reads them (the edge: nothing published to its bucket yet), or its manifest cannot be read.' },
+  not_ready: { status: 503, summary: 'The edge: no release or no key index has reached this deployment yet, so no key can be checked; Retry-After says when to try again. A key is never called invalid meanwhile.' },
 } as const satisfies Record<string, { status: number; apis_status?: number; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
