@@ -102,6 +102,15 @@ export class Isolate implements IsolateView {
 
 let isolate: Isolate | undefined;
 
+let dated = { second: -1, text: '' };
+/** The Date header's value, formatted once a second. */
+function httpDate(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== dated.second) dated = { second, text: new Date(now).toUTCString() };
+  return dated.text;
+}
+
 /**
  * A CoreResponse as a fetch Response (headers from the flat list; a stream passed
  * through). Its bytes go out as the core made them (`encodeBody: "manual"`): the core
@@ -112,6 +121,8 @@ let isolate: Isolate | undefined;
 function toResponse(r: CoreResponse): Response {
   const headers = new Headers();
   for (let i = 0; i < r.headers.length; i += 2) headers.append(r.headers[i], r.headers[i + 1]);
+  // RFC 9110 §6.6.1: an origin with a clock sends Date (the Node server does; workerd does not add it).
+  headers.set('date', httpDate());
   const body = (r.stream as ReadableStream | undefined) ?? (r.body === undefined ? null : r.body);
   return new Response(body as BodyInit | null, { status: r.status, headers, encodeBody: 'manual' } as ResponseInit);
 }

@@ -8,7 +8,6 @@
  * sirv is used only as the baseline in bench/serve.ts.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
 import { mkdirSync, unwatchFile, watchFile } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -20,6 +19,7 @@ import { ApiError } from '../http/errors.ts';
 import type { CoreRequest, CoreResponse } from '../http/request.ts';
 import { fsRelease } from '../release/fs-reader.ts';
 import { Admission, maxActive } from './admission.ts';
+import { HEADERS_TIMEOUT_MS, answerTransportErrors, serverLimits } from './transport.ts';
 import type { Release } from '../release/release.ts';
 import { KeyStore } from '../state/keys.ts';
 import { Limits, TurnBatcher, type Charger } from '../state/limits.ts';
@@ -68,10 +68,7 @@ export interface SharedLimits {
   keys?: KeyStore;
 }
 
-const MAX_HEADER_BYTES = 16 * 1024;
-/** README "HTTP edges": headers within 10 s (408 after), a whole request within 30 s. */
-export const HEADERS_TIMEOUT_MS = 10_000;
-export const REQUEST_TIMEOUT_MS = 30_000;
+export { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './transport.ts';
 
 /**
  * Builds the server. Throws, naming the file and the fix, when the state folder is held
@@ -193,31 +190,9 @@ function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, 
   }
 
   const headersTimeout = opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
-  const server = createServer({
-    maxHeaderSize: MAX_HEADER_BYTES,
-    requireHostHeader: false,
-    headersTimeout,
-    requestTimeout: Math.max(REQUEST_TIMEOUT_MS, headersTimeout + 1000),
-    // Node checks the timeouts on this interval (default 30 s, which made a 10 s limit 40 s).
-    connectionsCheckingInterval: Math.min(1000, headersTimeout),
-  }, handle);
-  // Oversized, malformed or too-slow requests never reach `handle`; answer them with the envelope too.
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) return socket.destroy();
-    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-    const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-    const e = tooLarge
-      ? new ApiError('headers_too_large', `request headers exceed ${MAX_HEADER_BYTES} bytes`)
-      : timeout
-        ? new ApiError('request_timeout', `the request headers did not arrive within ${headersTimeout / 1000} s`)
-        : new ApiError('bad_request', 'malformed HTTP request');
-    rawAnswer(socket, e, tooLarge ? 'Request Header Fields Too Large' : timeout ? 'Request Timeout' : 'Bad Request');
-  });
-  // CONNECT never reaches `handle` either: node:http hands it to this event or, with no
-  // listener, drops the connection without a word. It is a method like any other we do not serve.
-  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
-    rawAnswer(socket, new ApiError('method_not_allowed', 'CONNECT is not served; use GET, HEAD or OPTIONS'), 'Method Not Allowed', 'allow: GET, HEAD, OPTIONS\r\n');
-  });
+  const server = createServer(serverLimits(headersTimeout), handle);
+  // Oversized, malformed or too-slow requests, and CONNECT, never reach `handle`: the envelope too.
+  answerTransportErrors(server, headersTimeout);
 
   return {
     server,
@@ -233,14 +208,4 @@ function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, 
       server.closeAllConnections();
     }),
   };
-}
-
-/** The error envelope written straight to a socket, for requests node:http keeps from `handle`. */
-function rawAnswer(socket: Duplex, e: ApiError, reason: string, extra = '') {
-  const body = JSON.stringify({ error: { code: e.code, message: e.message, status: e.status } });
-  socket.end(
-    `HTTP/1.1 ${e.status} ${reason}\r\n` +
-    `content-type: application/json; charset=utf-8\r\naccess-control-allow-origin: *\r\n${extra}` +
-    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
 }
