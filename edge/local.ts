@@ -28,7 +28,7 @@ import { readWranglerConfig } from './config.ts';
 import type { EdgeTarget } from '../server/cli/edge-push.ts';
 import { startFront, type Front } from './front.ts';
 import { publishRelease } from './publish.ts';
-import { syncKeys, syncReviews } from './sync.ts';
+import { pullUsage, pushElsewhere, syncKeys, syncReviews } from './sync.ts';
 
 export interface LocalEdge extends EdgeTarget {
   /** Where clients go: the front door. */
@@ -206,12 +206,20 @@ export async function startLocalEdge(o: LocalEdgeOptions): Promise<LocalEdge> {
   return edge;
 }
 
-/** Keeps the local edge current: publishes a new live release, syncs changed keys and reviews (a poll a second; a step that fails is tried again on the next). */
-export function follow(edge: LocalEdge, dist: string, dir: string, log: (m: string) => void): () => void {
+/**
+ * Keeps the local edge current (a poll a second): publishes a new live release, syncs
+ * changed keys and reviews, and exchanges the counts every `usageSeconds`: the meters'
+ * into the state folder (`npm run keys -- usage` shows them, a Node server on the same
+ * folder adds them), the Node server's to the meters (server/state/elsewhere.ts).
+ * A step that fails is tried again on the next poll.
+ */
+export function follow(edge: LocalEdge, dist: string, dir: string, log: (m: string) => void, usageSeconds = 5): () => void {
   const stamp = (f: string) => (existsSync(f) ? `${statSync(f).mtimeMs}:${statSync(f).size}` : '');
   const files = { keys: path.join(dir, 'keys.json'), reviews: path.join(dir, 'reviews.json'), current: currentPointer(dist) };
   const seen = Object.fromEntries(Object.entries(files).map(([k, f]) => [k, stamp(f)])) as Record<keyof typeof files, string>;
   let busy = false;
+  let pulled = 0;
+  const sent = new Map<string, number>();
   const timer = setInterval(async () => {
     if (busy) return;
     busy = true;
@@ -223,6 +231,11 @@ export function follow(edge: LocalEdge, dist: string, dir: string, log: (m: stri
         else if (k === 'reviews') log(`reviews changed: ${await syncReviews(edge, dir)} synced`);
         else if (currentId(dist)) await publishRelease({ ...edge, dist, log });
         seen[k] = now; // only once done: a failed step is tried again
+      }
+      if (Date.now() - pulled >= usageSeconds * 1000) {
+        pulled = Date.now();
+        await pullUsage(edge, dir);
+        await pushElsewhere(edge, dir, sent);
       }
     } catch (err) {
       log(`edge sync failed (retried in a second): ${(err as Error).message}`);

@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startLocalEdge, type LocalEdge } from '../edge/local.ts';
-import { syncKeys } from '../edge/sync.ts';
+import { pullUsage, pushElsewhere, syncKeys } from '../edge/sync.ts';
+import { runKeys } from '../server/cli/keys-commands.ts';
+import { QuotaStore } from '../server/state/quota.ts';
 import { edgeCall } from '../server/cli/edge-push.ts';
 import { publishRelease } from '../edge/publish.ts';
 import { build } from '../server/cli/build.ts';
@@ -175,6 +177,8 @@ describe('keys and quotas at the edge', () => {
   });
 
   const get = (secret: string, path = '/apis/elements/Fe') => raw(edge.url, path, { 'x-service-key': secret });
+  /** The key the quota test takes to its month's end. */
+  let quotaSecret = '';
   /** A new key works once the isolate sees the new index in KV: at once, or after its once-a-second re-read. */
   const until200 = async (secret: string) => {
     for (const until = Date.now() + 5000; ;) {
@@ -190,6 +194,7 @@ describe('keys and quotas at the edge', () => {
 
   it('stops a basic key at exactly its monthly quota with two concurrent clients', async () => {
     const { secret } = store.create('basic', 'quota test');
+    quotaSecret = secret;
     await syncKeys(edge, state);
     expect(await until200(secret)).toBe(200);
     // 25,000 a month: carry the month over to 40 short of it, then race two clients to the end.
@@ -216,6 +221,47 @@ describe('keys and quotas at the edge', () => {
     expect(after.status).toBe(429);
     expect(after.headers.ratelimit).toMatch(/^"monthly";r=0;t=\d+$/);
     expect(JSON.parse(after.body.toString()).error.details).toMatchObject({ plan: 'basic', monthly_quota: 25_000, used: 25_000 });
+  }, 300_000);
+
+  it('shows the edge\'s counts in npm run keys -- usage, and the Node server on the same state folder counts them against the same quota', async () => {
+    // The key the test above took to its 25,000 at the edge.
+    const rec = Object.values(store.doc().keys).find((k) => k.label === 'quota test')!;
+    const usage = () => {
+      const out: string[] = [];
+      expect(runKeys(['usage', rec.id], { ...process.env, ALMANAC_STATE_DIR: state }, (l) => out.push(l))).toBe(0);
+      return out.join('\n');
+    };
+    await pullUsage(edge, state);
+    expect(usage()).toMatch(new RegExp(`^${rec.id}\t${monthOf(Date.now())}\t25000/25000\t.*\t\\(node 0, edge 25000 as of `));
+    // One key, one quota: a Node server on this state folder refuses it too.
+    const node = await startServer(dist, state);
+    try {
+      const secret = node.key('basic'); // a fresh key still works there
+      expect((await raw(node.base, '/apis/elements/Fe', { 'x-service-key': secret })).status).toBe(200);
+      const r = await raw(node.base, '/apis/elements/Fe', { 'x-service-key': quotaSecret });
+      expect([r.status, JSON.parse(r.body.toString()).error.code]).toEqual([429, 'monthly_quota_exceeded']);
+    } finally {
+      await node.close();
+    }
+  }, 300_000);
+
+  it('counts the Node server\'s requests against a key\'s quota at the edge: the sum is the quota', async () => {
+    const { secret } = store.create('basic', 'shared quota');
+    await syncKeys(edge, state);
+    expect(await until200(secret)).toBe(200);
+    // The Node server of this state folder has served the key 24,990 times this month.
+    const quota = new QuotaStore(state, { log: quiet });
+    quota.open();
+    quota.countMany(Array.from({ length: 24_990 }, () => meterOf(secret)));
+    quota.close();
+    expect(await pushElsewhere(edge, state)).toBeGreaterThan(0);
+    await new Promise((res) => setTimeout(res, 1100)); // a full burst bucket
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await get(secret)).status);
+    expect(statuses.filter((st) => st === 200).length).toBe(9); // 24,990 + 1 (above) + 9 = 25,000
+    await new Promise((res) => setTimeout(res, 1100)); // a full burst bucket: the refusal is the month's
+    const last = await get(secret);
+    expect(JSON.parse(last.body.toString()).error).toMatchObject({ code: 'monthly_quota_exceeded', details: { used: 25_000 } });
   }, 300_000);
 
   it('answers a burst over the plan with 429 rate_limited, as the Node server does', async () => {

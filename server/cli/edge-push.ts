@@ -15,6 +15,9 @@
  *   ALMANAC_EDGE_BACKOFF_MS   first wait, doubled each time, with jitter (default 250)
  */
 import type { KeyDoc } from '../state/accounts.ts';
+import { writeElsewhere, type ElsewhereFile } from '../state/elsewhere.ts';
+import { KeyStore } from '../state/keys.ts';
+import { monthOf } from '../state/plans.ts';
 
 export interface EdgeTarget {
   /** The Worker's origin, e.g. https://api.example.com or http://127.0.0.1:8787. */
@@ -102,3 +105,24 @@ export async function pushReviews(t: EdgeTarget, text: string): Promise<number> 
   return (await edgeCall(t, 'POST', '/_edge/reviews', text, { 'content-type': 'application/json' })).reviews;
 }
 
+/** Meters asked per call (the Worker's limit: edge/admin.ts SLICES_PER_CALL). */
+const METERS_PER_CALL = 200;
+
+/**
+ * The edge meters' own counts of this month for every project of the state folder, into
+ * <state folder>/edge/usage.json (state/elsewhere.ts): what `npm run keys -- usage` shows
+ * beside the Node server's counts, and what a Node server on the same folder adds to its own.
+ */
+export async function pullUsage(t: EdgeTarget, dir: string, now = Date.now()): Promise<ElsewhereFile> {
+  const doc = new KeyStore(dir, () => {}).doc();
+  // A key's meter is its project's (edge/keys-doc.ts meterOfKey), else its own id.
+  const meters = [...new Set(Object.values(doc.keys).map((k) => (k.project && doc.projects[k.project]?.meter) || k.id))];
+  const month = monthOf(now);
+  const out: ElsewhereFile = { month, at: now, meters: {} };
+  for (let i = 0; i < meters.length; i += METERS_PER_CALL) {
+    const batch = meters.slice(i, i + METERS_PER_CALL);
+    Object.assign(out.meters, (await edgeCall(t, 'GET', `/_edge/usage?month=${month}&meters=${batch.map(encodeURIComponent).join(',')}`)).meters);
+  }
+  writeElsewhere(dir, out);
+  return out;
+}

@@ -25,6 +25,7 @@ import { KeyStore } from '../state/keys.ts';
 import { Limits, TurnBatcher, type Charger } from '../state/limits.ts';
 import { tryLock } from '../state/lock.ts';
 import { QuotaStore } from '../state/quota.ts';
+import { withElsewhere } from '../state/elsewhere.ts';
 import { reviewsIn } from '../state/reviews.ts';
 
 export { OPEN_KEY, kindOf } from '../core/app.ts';
@@ -83,7 +84,8 @@ export function createApp(opts: AppOptions): App {
   try {
     quota = new QuotaStore(opts.stateDir, { log, ...opts.quota });
     quota.open();
-    const limits = new Limits(quota);
+    // The edge's counts of the same keys, when it serves them too: one quota, the sum (state/elsewhere.ts).
+    const limits = new Limits(withElsewhere(quota, opts.stateDir));
     // ALMANAC_TURN_BATCH=0 charges each request on its own (bench/serve.ts compares).
     const charger = process.env.ALMANAC_TURN_BATCH === '0' ? limits : new TurnBatcher((keys, now) => limits.chargeMany(keys, now));
     const app = assemble(opts, log, charger, () => {
