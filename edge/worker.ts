@@ -9,6 +9,7 @@
  *
  * Operator endpoints (publish, switch, sync) are under /_edge/ (edge/admin.ts).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createCore, type Core, type SharedBodies } from '../server/core/app.ts';
 import type { Coding } from '../server/http/encoding.ts';
 import { ApiError } from '../server/http/errors.ts';
@@ -30,6 +31,12 @@ declare const caches: { default: { match(r: Request): Promise<Response | undefin
 const CACHE_ORIGIN = 'https://almanac-bodies.invalid';
 const cacheRequest = (key: string, coding: Coding) => new Request(`${CACHE_ORIGIN}/${coding || 'identity'}/${encodeURIComponent(key)}`);
 
+type Body = { body: Buffer; coding: Coding; hash: string };
+/** A body being composed after a Cache API miss, or written to the Cache API: later asks for it wait for it, or take it. */
+interface Pending { entry?: Body; done: Promise<Body | undefined>; settle(e: Body | undefined): void }
+/** The Cache API misses a request took (so those it does not fill are let go when it ends). */
+const misses = new AsyncLocalStorage<string[]>();
+
 /** Everything an isolate keeps between requests. */
 export class Isolate implements IsolateView {
   readonly reader: R2Reader;
@@ -38,7 +45,11 @@ export class Isolate implements IsolateView {
   private release: Release | undefined;
   private checked = 0;
   private readonly refreshMs: number;
-  private readonly cache = { cache_hits: 0, cache_misses: 0, cache_puts: 0 };
+  private readonly cache = { cache_hits: 0, cache_misses: 0, cache_puts: 0, cache_coalesced: 0 };
+  /** Lets go of the Cache API misses a request took and did not fill (it answered no 200). */
+  letGo: (keys: string[]) => void = () => {};
+  /** Bodies being composed after a miss, or being written to the Cache API. */
+  private readonly pending = new Map<string, Pending>();
 
   constructor(env: Env) {
     this.refreshMs = Number(env.REFRESH_SECONDS ?? 5) * 1000;
@@ -47,22 +58,61 @@ export class Isolate implements IsolateView {
     // Ready once a release is live (the key index is EdgeState's own check).
     this.state = new EdgeState(env, this.refreshMs, () => this.current(env).then(() => true, () => false));
     const stats = this.cache;
+    // Issue 38, item 12: concurrent misses of one body each read R2 (196 reads for 100
+    // URLs), and so did the asks that came before its Cache API write had landed. The
+    // first miss composes; the others wait for it; the body is kept here until its write
+    // to the Cache API is done.
+    const pending = this.pending;
+    this.letGo = (keys) => {
+      for (const k of keys) {
+        const p = pending.get(k);
+        if (p && !p.entry) {
+          pending.delete(k);
+          p.settle(undefined); // no 200 to share: the waiters compose their own
+        }
+      }
+    };
     const shared: SharedBodies = {
       async get(key, coding) {
+        const k = `${coding} ${key}`;
+        const p = pending.get(k);
+        if (p) {
+          const e = p.entry ?? await p.done;
+          if (e) {
+            stats.cache_coalesced++;
+            return e;
+          }
+        }
         const r = await caches.default.match(cacheRequest(key, coding));
         if (!r) {
           stats.cache_misses++;
+          if (!pending.has(k)) {
+            let settle!: Pending['settle'];
+            const done = new Promise<Body | undefined>((res) => (settle = res));
+            pending.set(k, { done, settle });
+            misses.getStore()?.push(k);
+          }
           return undefined;
         }
         stats.cache_hits++;
         return { body: Buffer.from(await r.arrayBuffer()), coding: (r.headers.get('x-coding') ?? '') as Coding, hash: r.headers.get('x-hash') ?? '' };
       },
       async put(key, coding, e) {
+        const k = `${coding} ${key}`;
+        const entry: Body = { body: typeof e.body === 'string' ? Buffer.from(e.body) : e.body, coding: e.coding, hash: e.hash };
+        let p = pending.get(k);
+        if (!p) pending.set(k, (p = { done: Promise.resolve(entry), settle: () => {} }));
+        p.entry = entry;
+        p.settle(entry);
         stats.cache_puts++;
-        // The key names the release, so the entry never changes: a year, as immutable files.
-        await caches.default.put(cacheRequest(key, coding), new Response(e.body as unknown as BodyInit, {
-          headers: { 'cache-control': 'public, max-age=31536000, immutable', 'x-coding': e.coding, 'x-hash': e.hash },
-        }));
+        try {
+          // The key names the release, so the entry never changes: a year, as immutable files.
+          await caches.default.put(cacheRequest(key, coding), new Response(entry.body as unknown as BodyInit, {
+            headers: { 'cache-control': 'public, max-age=31536000, immutable', 'x-coding': e.coding, 'x-hash': e.hash },
+          }));
+        } finally {
+          if (pending.get(k) === p) pending.delete(k);
+        }
       },
     };
     this.core = createCore({
@@ -76,7 +126,7 @@ export class Isolate implements IsolateView {
 
   /** The operator's /_edge/stats: R2 reads, Cache API use and what the shard cache holds. */
   stats() {
-    return { r2_reads: this.reader.reads, ...this.cache, shard_cache_bytes: this.release?.cacheStats().bytes ?? 0, release: this.release?.id ?? null };
+    return { r2_reads: this.reader.reads, ...this.cache, cache_pending: this.pending.size, shard_cache_bytes: this.release?.cacheStats().bytes ?? 0, release: this.release?.id ?? null };
   }
 
   /** The live release: the one `current` names, re-read every REFRESH_SECONDS; a switch takes effect from then. */
@@ -148,6 +198,11 @@ export default {
     const url = new URL(request.url);
     const req = coreRequest(request, url);
     if (url.pathname.startsWith('/_edge/')) return toResponse(await admin(request, req, env, iso));
-    return toResponse(await iso.core.handle(req, (p) => ctx.waitUntil(p)));
+    const took: string[] = [];
+    try {
+      return toResponse(await misses.run(took, () => iso.core.handle(req, (p) => ctx.waitUntil(p))));
+    } finally {
+      if (took.length) iso.letGo(took);
+    }
   },
 };

@@ -314,6 +314,27 @@ describe('the Cache API in front of R2', () => {
     cleanup(state);
   });
 
+  it('reads R2 once for a body twenty clients ask for at the same moment (the others wait for it)', async () => {
+    const key = new KeyStore(state, quiet).create('development', 'coalescing test').secret;
+    await syncKeys(edge, state);
+    const stats = async () => (await edgeCall(edge, 'GET', '/_edge/stats')) as { r2_reads: number; cache_coalesced: number; cache_hits: number };
+    const one = (p: string) => raw(edge.url, p, { authorization: `Bearer ${key}`, 'accept-encoding': 'br' });
+    expect((await one('/apis/elements/Na')).status).toBe(200); // the release and key index loaded
+    // What one first ask of a body reads from R2 (no isolate caches here)…
+    let before = await stats();
+    expect((await one('/apis/elements/K')).status).toBe(200);
+    const alone = (await stats()).r2_reads - before.r2_reads;
+    // …is what twenty at once read.
+    before = await stats();
+    const rs = await Promise.all(Array.from({ length: 20 }, () => one('/apis/elements/Ca')));
+    const after = await stats();
+    expect(rs.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(new Set(rs.map((r) => r.body.toString('base64'))).size).toBe(1);
+    expect(after.r2_reads - before.r2_reads).toBeLessThanOrEqual(alone + 1); // + the live pointer's re-read
+    // The other nineteen took the first one's body: waiting for it, or from the Cache API once written.
+    expect(after.cache_coalesced - before.cache_coalesced + after.cache_hits - before.cache_hits).toBe(19);
+  }, 300_000);
+
   it('after a first pass, 10,000 requests over 100 URLs read R2 at most 100 times', async () => {
     const key = new KeyStore(state, quiet).create('development', 'cache test').secret;
     await syncKeys(edge, state);
