@@ -20,6 +20,7 @@ import type { ReviewFile, ReviewView } from '../server/state/reviews.ts';
 import type { Env } from './env.ts';
 import type { IndexEntry } from './keys-doc.ts';
 import { fromWire, isWire, type MeterStub } from './rpc.ts';
+import { subrequest } from './request-context.ts';
 
 export const KEY_INDEX = 'keys/index';
 export const SLICE_HASHES = 'keys/slice-hashes';
@@ -52,10 +53,12 @@ export class EdgeState implements StateStore {
    */
   constructor(private env: Env, private refreshMs: number, private releaseReady: () => Promise<boolean> = async () => true) {
     this.index = new Cached(async () => {
+      subrequest();
       const text = await env.KEYS.get(KEY_INDEX);
       return text === null ? null : JSON.parse(text);
     }, refreshMs);
     this.reviewDoc = new Cached(async () => {
+      subrequest();
       const text = await env.KEYS.get(REVIEWS);
       const data: ReviewFile = text ? JSON.parse(text) : { version: 1, reviews: {} };
       // Its version keys the cached study panels (api/v1/study.ts), so a new copy is never hidden.
@@ -81,6 +84,7 @@ export class EdgeState implements StateStore {
   }
 
   private meter(name: string): MeterStub {
+    subrequest(); // each call on the stub is one
     return this.env.METER.get(this.env.METER.idFromName(name));
   }
 

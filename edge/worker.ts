@@ -9,7 +9,6 @@
  *
  * Operator endpoints (publish, switch, sync) are under /_edge/ (edge/admin.ts).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { createCore, type Core, type SharedBodies } from '../server/core/app.ts';
 import type { Coding } from '../server/http/encoding.ts';
 import { ApiError } from '../server/http/errors.ts';
@@ -22,6 +21,8 @@ import { admin, type IsolateView } from './admin.ts';
 import type { Env, ExecutionContext } from './env.ts';
 import { R2Reader } from './r2-reader.ts';
 import { EdgeState } from './state.ts';
+import { cacheBudgets } from './budget.ts';
+import { newContext, requestContext, subrequest } from './request-context.ts';
 
 export { Meter } from './meter.ts';
 
@@ -32,10 +33,12 @@ const CACHE_ORIGIN = 'https://almanac-bodies.invalid';
 const cacheRequest = (key: string, coding: Coding) => new Request(`${CACHE_ORIGIN}/${coding || 'identity'}/${encodeURIComponent(key)}`);
 
 type Body = { body: Buffer; coding: Coding; hash: string };
-/** A body being composed after a Cache API miss, or written to the Cache API: later asks for it wait for it, or take it. */
-interface Pending { entry?: Body; done: Promise<Body | undefined>; settle(e: Body | undefined): void }
-/** The Cache API misses a request took (so those it does not fill are let go when it ends). */
-const misses = new AsyncLocalStorage<string[]>();
+/** A body being composed after a Cache API miss (no entry yet), or written to the Cache API (its entry). */
+interface Pending { entry?: Body; since: number }
+/** How long an ask waits for a body another request is composing, looking every POLL_MS, before composing it itself. */
+const WAIT_MS = 2000;
+const POLL_MS = 4;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Everything an isolate keeps between requests. */
 export class Isolate implements IsolateView {
@@ -45,6 +48,7 @@ export class Isolate implements IsolateView {
   private release: Release | undefined;
   private checked = 0;
   private readonly refreshMs: number;
+  private readonly budgets: ReturnType<typeof cacheBudgets>;
   private readonly cache = { cache_hits: 0, cache_misses: 0, cache_puts: 0, cache_coalesced: 0 };
   /** Lets go of the Cache API misses a request took and did not fill (it answered no 200). */
   letGo: (keys: string[]) => void = () => {};
@@ -54,44 +58,40 @@ export class Isolate implements IsolateView {
   constructor(env: Env) {
     this.refreshMs = Number(env.REFRESH_SECONDS ?? 5) * 1000;
     this.reader = new R2Reader(env.RELEASES);
-    studyCacheBytes(Number(env.STUDY_CACHE_MB ?? 8) * 2 ** 20);
+    this.budgets = cacheBudgets(env);
+    studyCacheBytes(this.budgets.study);
     // Ready once a release is live (the key index is EdgeState's own check).
     this.state = new EdgeState(env, this.refreshMs, () => this.current(env).then(() => true, () => false));
     const stats = this.cache;
     // Issue 38, item 12: concurrent misses of one body each read R2 (196 reads for 100
     // URLs), and so did the asks that came before its Cache API write had landed. The
-    // first miss composes; the others wait for it; the body is kept here until its write
-    // to the Cache API is done.
+    // first miss composes; an ask meanwhile waits for its body; the body stays here until
+    // its Cache API write has landed. The wait is by looking, on a timer of the waiting
+    // request's own, never by awaiting a promise of the composing one: workerd cancels such
+    // a continuation when the other request ends (request-context.ts).
     const pending = this.pending;
     this.letGo = (keys) => {
-      for (const k of keys) {
-        const p = pending.get(k);
-        if (p && !p.entry) {
-          pending.delete(k);
-          p.settle(undefined); // no 200 to share: the waiters compose their own
-        }
-      }
+      for (const k of keys) if (pending.get(k) && !pending.get(k)!.entry) pending.delete(k); // no 200 to share
     };
     const shared: SharedBodies = {
       async get(key, coding) {
         const k = `${coding} ${key}`;
-        const p = pending.get(k);
-        if (p) {
-          const e = p.entry ?? await p.done;
-          if (e) {
-            stats.cache_coalesced++;
-            return e;
-          }
+        let p = pending.get(k);
+        // A marker older than WAIT_MS is one whose request ended without a word (cancelled).
+        for (let waited = 0; p && !p.entry && waited < WAIT_MS && Date.now() - p.since < WAIT_MS; waited += POLL_MS) {
+          await sleep(POLL_MS);
+          p = pending.get(k);
         }
+        if (p?.entry) {
+          stats.cache_coalesced++;
+          return p.entry;
+        }
+        subrequest();
         const r = await caches.default.match(cacheRequest(key, coding));
         if (!r) {
           stats.cache_misses++;
-          if (!pending.has(k)) {
-            let settle!: Pending['settle'];
-            const done = new Promise<Body | undefined>((res) => (settle = res));
-            pending.set(k, { done, settle });
-            misses.getStore()?.push(k);
-          }
+          pending.set(k, { since: Date.now() });
+          requestContext.getStore()?.misses.push(k);
           return undefined;
         }
         stats.cache_hits++;
@@ -99,15 +99,13 @@ export class Isolate implements IsolateView {
       },
       async put(key, coding, e) {
         const k = `${coding} ${key}`;
-        const entry: Body = { body: typeof e.body === 'string' ? Buffer.from(e.body) : e.body, coding: e.coding, hash: e.hash };
-        let p = pending.get(k);
-        if (!p) pending.set(k, (p = { done: Promise.resolve(entry), settle: () => {} }));
-        p.entry = entry;
-        p.settle(entry);
+        const p: Pending = { since: Date.now(), entry: { body: typeof e.body === 'string' ? Buffer.from(e.body) : e.body, coding: e.coding, hash: e.hash } };
+        pending.set(k, p);
         stats.cache_puts++;
+        subrequest();
         try {
           // The key names the release, so the entry never changes: a year, as immutable files.
-          await caches.default.put(cacheRequest(key, coding), new Response(entry.body as unknown as BodyInit, {
+          await caches.default.put(cacheRequest(key, coding), new Response(p.entry!.body as unknown as BodyInit, {
             headers: { 'cache-control': 'public, max-age=31536000, immutable', 'x-coding': e.coding, 'x-hash': e.hash },
           }));
         } finally {
@@ -119,7 +117,7 @@ export class Isolate implements IsolateView {
       release: () => this.current(env),
       state: this.state,
       log: (m) => console.error(m),
-      responseCacheBytes: Number(env.RESPONSE_CACHE_MB ?? 8) * 2 ** 20,
+      responseCacheBytes: this.budgets.responses,
       shared,
     });
   }
@@ -142,7 +140,7 @@ export class Isolate implements IsolateView {
       const text = await this.reader.text(releaseBase(id) + MANIFEST);
       if (!text) throw new ApiError('release_unavailable', `release ${id} has no manifest in the bucket`, { release: id });
       const manifest = JSON.parse(text) as Manifest;
-      const r = new Release(this.reader, { id, base: releaseBase(id), manifest, cacheBytes: Number(env.CACHE_MB ?? 32) * 2 ** 20 });
+      const r = new Release(this.reader, { id, base: releaseBase(id), manifest, cacheBytes: this.budgets.shard });
       r.onCorrupt = (file) => console.error(`release ${id}: ${file} is not what its manifest says; it answers 503 release_corrupt`);
       this.release = r;
     }
@@ -198,11 +196,16 @@ export default {
     const url = new URL(request.url);
     const req = coreRequest(request, url);
     if (url.pathname.startsWith('/_edge/')) return toResponse(await admin(request, req, env, iso));
-    const took: string[] = [];
+    const c = newContext();
     try {
-      return toResponse(await misses.run(took, () => iso.core.handle(req, (p) => ctx.waitUntil(p))));
+      const out = toResponse(await requestContext.run(c, () => iso.core.handle(req, (p) => ctx.waitUntil(p))));
+      if (env.EXPOSE_COUNTS === '1') {
+        out.headers.set('x-edge-subrequests', String(c.subrequests));
+        out.headers.set('x-edge-r2-bytes', String(c.r2Bytes));
+      }
+      return out;
     } finally {
-      if (took.length) iso.letGo(took);
+      if (c.misses.length) iso.letGo(c.misses);
     }
   },
 };
