@@ -124,7 +124,10 @@ export class Isolate implements IsolateView {
 
   /** The operator's /_edge/stats: R2 reads, Cache API use and what the shard cache holds. */
   stats() {
-    return { r2_reads: this.reader.reads, ...this.cache, cache_pending: this.pending.size, shard_cache_bytes: this.release?.cacheStats().bytes ?? 0, release: this.release?.id ?? null };
+    return {
+      r2_reads: this.reader.reads, r2_bytes: this.reader.bytes, ...this.cache, cache_pending: this.pending.size,
+      shard_cache_bytes: this.release?.cacheStats().bytes ?? 0, budgets: this.budgets, release: this.release?.id ?? null,
+    };
   }
 
   /** The live release: the one `current` names, re-read every REFRESH_SECONDS; a switch takes effect from then. */
