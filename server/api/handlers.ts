@@ -98,7 +98,7 @@ async function page(ctx: Ctx, ds: string, ordinals: number[] | null, extraMeta: 
   const i = info(ctx, ds);
   const total = ordinals ? ordinals.length : i.records;
   const lines = ordinals
-    ? await Promise.all(ordinals.slice(offset, offset + limit).map((o) => ctx.release.record(ds, o)))
+    ? await ctx.release.records(ds, ordinals.slice(offset, offset + limit))
     : await ctx.release.slice(ds, offset, limit);
   let next: string | null = null;
   if (offset + limit < total) {
@@ -225,7 +225,7 @@ export const get = (ds: string, ambiguousIds?: string): Handler => async (ctx) =
   const key = Object.values(ctx.params).join('/'); // a zone name may arrive as several segments (Europe/Berlin)
   const candidates = ambiguousIds && (await ctx.release.lookup(ds, key)) === undefined ? await ctx.release.filter(ds, ambiguousIds, key.toLowerCase()) : undefined;
   if (candidates) {
-    const lines = await Promise.all(candidates.slice(0, 100).map((o) => ctx.release.record(ds, o)));
+    const lines = await ctx.release.records(ds, candidates.slice(0, 100));
     const ids = lines.map((l) => (JSON.parse(l.toString('utf8')) as { id: string }).id);
     throw new ApiError('ambiguous_id', `'${key.slice(0, 100)}' names ${candidates.length} records of ${ds}; request one of them by id`, { dataset: ds, id: key.slice(0, 100), candidates: ids });
   }

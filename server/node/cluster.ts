@@ -29,6 +29,7 @@ import { Limits, TurnBatcher, type Chargeable, type Charged } from '../state/lim
 import { ApiError, type ErrorCode } from '../http/errors.ts';
 import { tryLock } from '../state/lock.ts';
 import { QuotaStore } from '../state/quota.ts';
+import { withElsewhere } from '../state/elsewhere.ts';
 import type { WorkerApp, SharedLimits } from './server.ts';
 
 /** A charge request: batch number and key id/plan/mode triples, flattened. */
@@ -70,7 +71,8 @@ export async function runPrimary(o: { stateDir: string; n: number; log?: (m: str
     unlock();
     throw err;
   }
-  const limits = quota ? new Limits(quota) : undefined;
+  // The edge's counts of the same keys, when it serves them too: one quota, the sum (state/elsewhere.ts).
+  const limits = quota ? new Limits(withElsewhere(quota, o.stateDir)) : undefined;
   let stopping = false;
   let started = false;
   // Whether a count can be written, probed once a second and told to the workers when it changes (their /readyz).

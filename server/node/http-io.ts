@@ -1,12 +1,11 @@
 /**
  * node:http ↔ the app core: a request as the core reads it (NodeRequest, which also carries
- * what the access log says about it), a CoreResponse written back, and the envelope written
- * straight to a socket for requests node:http keeps from the handler. Only translation:
+ * what the access log says about it), a CoreResponse written back, (the envelope for requests
+ * node:http keeps from the handler is transport.ts's). Only translation:
  * what to answer is the core's.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Duplex, Readable } from 'node:stream';
-import type { ApiError } from '../http/errors.ts';
+import type { Readable } from 'node:stream';
 import type { CoreRequest, CoreResponse } from '../http/request.ts';
 import type { Entry } from './access-log.ts';
 
@@ -77,15 +76,4 @@ export function writeResponse(res: ServerResponse, r: NodeRequest, out: CoreResp
     if (counting && out.body) r.bytes = typeof out.body === 'string' ? Buffer.byteLength(out.body) : out.body.length;
     res.end(out.body);
   }
-}
-
-/** The error envelope written straight to a socket, for requests node:http keeps from the handler. */
-export function rawAnswer(socket: Duplex, e: ApiError, reason: string, id: string, extra = '') {
-  const body = JSON.stringify({ error: { code: e.code, message: e.message, status: e.status } });
-  socket.end(
-    `HTTP/1.1 ${e.status} ${reason}\r\n` +
-    `content-type: application/json; charset=utf-8\r\naccess-control-allow-origin: *\r\nx-request-id: ${id}\r\n${extra}` +
-    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
-  return Buffer.byteLength(body);
 }

@@ -21,12 +21,14 @@ import { ApiError } from '../http/errors.ts';
 import { fsRelease } from '../release/fs-reader.ts';
 import { Admission, laneSizes } from './admission.ts';
 import { AccessLog, requestId } from './access-log.ts';
-import { NodeRequest, rawAnswer, writeResponse } from './http-io.ts';
+import { NodeRequest, writeResponse } from './http-io.ts';
+import { HEADERS_TIMEOUT_MS, answerTransportErrors, serverLimits } from './transport.ts';
 import type { Release } from '../release/release.ts';
 import { KeyStore } from '../state/keys.ts';
 import { Limits, TurnBatcher, type Charger } from '../state/limits.ts';
 import { tryLock } from '../state/lock.ts';
 import { QuotaStore } from '../state/quota.ts';
+import { withElsewhere } from '../state/elsewhere.ts';
 import { reviewsIn } from '../state/reviews.ts';
 
 export { OPEN_KEY, kindOf } from '../core/app.ts';
@@ -84,10 +86,7 @@ export interface SharedLimits {
   ready?: () => string | undefined;
 }
 
-const MAX_HEADER_BYTES = 16 * 1024;
-/** README "HTTP edges": headers within 10 s (408 after), a whole request within 30 s. */
-export const HEADERS_TIMEOUT_MS = 10_000;
-export const REQUEST_TIMEOUT_MS = 30_000;
+export { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './transport.ts';
 
 /**
  * Builds the server. Throws, naming the file and the fix, when the state folder is held
@@ -102,7 +101,8 @@ export function createApp(opts: AppOptions): App {
   try {
     quota = new QuotaStore(opts.stateDir, { log, ...opts.quota });
     quota.open();
-    const limits = new Limits(quota);
+    // The edge's counts of the same keys, when it serves them too: one quota, the sum (state/elsewhere.ts).
+    const limits = new Limits(withElsewhere(quota, opts.stateDir));
     // ALMANAC_TURN_BATCH=0 charges each request on its own (bench/serve.ts compares).
     const charger = process.env.ALMANAC_TURN_BATCH === '0' ? limits : new TurnBatcher((keys, now) => limits.chargeMany(keys, now));
     // Whether a count could be written now, probed at most once a second (a /readyz flood costs nothing more).
@@ -211,37 +211,13 @@ function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, 
   }
 
   const headersTimeout = opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
-  const server = createServer({
-    maxHeaderSize: MAX_HEADER_BYTES,
-    requireHostHeader: false,
-    headersTimeout,
-    requestTimeout: Math.max(REQUEST_TIMEOUT_MS, headersTimeout + 1000),
-    // Node checks the timeouts on this interval (default 30 s, which made a 10 s limit 40 s).
-    connectionsCheckingInterval: Math.min(1000, headersTimeout),
-  }, handle);
+  const server = createServer(serverLimits(headersTimeout), handle);
   /** A request node:http answered itself: logged with what is known of it. */
   const rawLogged = (status: number, bytes: number, id: string, socket: Duplex) => access?.log({
     id, method: '-', url: '-', status, bytes, start: performance.now(), ip: (socket as { remoteAddress?: string }).remoteAddress,
   });
-  // Oversized, malformed or too-slow requests never reach `handle`; answer them with the envelope too.
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) return socket.destroy();
-    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-    const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-    const e = tooLarge
-      ? new ApiError('headers_too_large', `request headers exceed ${MAX_HEADER_BYTES} bytes`)
-      : timeout
-        ? new ApiError('request_timeout', `the request headers did not arrive within ${headersTimeout / 1000} s`)
-        : new ApiError('bad_request', 'malformed HTTP request');
-    const id = requestId(undefined);
-    rawLogged(e.status, rawAnswer(socket, e, tooLarge ? 'Request Header Fields Too Large' : timeout ? 'Request Timeout' : 'Bad Request', id), id, socket);
-  });
-  // CONNECT never reaches `handle` either: node:http hands it to this event or, with no
-  // listener, drops the connection without a word. It is a method like any other we do not serve.
-  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
-    const id = requestId(undefined);
-    rawLogged(405, rawAnswer(socket, new ApiError('method_not_allowed', 'CONNECT is not served; use GET, HEAD or OPTIONS'), 'Method Not Allowed', id, 'allow: GET, HEAD, OPTIONS\r\n'), id, socket);
-  });
+  // Oversized, malformed or too-slow requests, and CONNECT, never reach `handle`: the envelope too.
+  answerTransportErrors(server, headersTimeout, rawLogged);
 
   // The server's connections, for the drain (node:http's own list is private).
   const sockets = new Set<Socket>();

@@ -23,6 +23,7 @@ import { rankWeight } from '../../pipeline/search-weight.ts';
 import { moreTiers, type Tiers } from './match-tiers.ts';
 import { addStopWordScores, splitStopWords } from './stop-words.ts';
 import { binaryIndexBytes, openBinaryIndex } from './binary-index.ts';
+import { WHOLE_BELOW, openRemoteIndex, remoteOf, withPostings } from './remote-postings.ts';
 
 /**
  * What a loaded minisearch index holds on the V8 heap. Measured with --expose-gc on 15
@@ -52,6 +53,10 @@ export interface ReleaseFiles {
   cached<V>(key: string, load: () => Promise<[V, number]>): Promise<V>;
   /** Synchronous reads by offset of a file just read and checked, where the store allows (Node); else undefined. */
   readAt?(rel: string): ((from: number, to: number) => Uint8Array) | undefined;
+  /** Bytes [from, to) of a file read alone, where each read is costly and whole files are not held (the Worker). */
+  readRange?(rel: string, from: number, to: number): Promise<Uint8Array>;
+  /** A load is not to be awaited by another request (the Worker: release/reader.ts `isolated`). */
+  isolated?: boolean;
 }
 
 /** Index files and term shards a search reads, loaded before it runs (every read is async; the search itself is not). */
@@ -94,6 +99,9 @@ export class ReleaseSearch {
       // every load that arrived while the one before it was loading.
       const loaded = await Promise.all([...files.values()].map((file) => this.loadIndex(info, file)));
       [...files.keys()].forEach((key, k) => held.indexes.set(key, loaded[k]));
+      // Indexes read by ranges (the Worker): their postings for these words first, then the
+      // search at once, never in slices (the postings are installed for its duration only).
+      if (loaded.some((ms) => remoteOf(ms))) return withPostings(loaded, words, () => runSync(this.searchSteps(ds, q, held)));
     }
     const steps = this.searchSteps(ds, q, held);
     return yielding ? runYielding(steps) : runSync(steps);
@@ -139,11 +147,31 @@ export class ReleaseSearch {
     const hit = this.r.cache.get(key) as MiniSearch | undefined;
     if (hit !== undefined) return hit;
     let p = this.loading.get(key);
+    if (p && this.r.isolated) {
+      // The Worker: another request's load is waited for by looking, as release.ts afterOther says why.
+      for (let waited = 0; waited < 2000 && this.loading.get(key) === p; waited += 4) {
+        await new Promise((r) => setTimeout(r, 4));
+        const v = this.r.cache.get(key) as MiniSearch | undefined;
+        if (v !== undefined) return v;
+      }
+      if (this.loading.get(key) === p) this.loading.delete(key);
+      const done = this.r.cache.get(key) as MiniSearch | undefined;
+      if (done !== undefined) return done;
+      p = undefined;
+    }
     if (!p) {
       p = (async () => {
         // Read past the cache: the index holds what it needs of the file (all of a binary
         // file; none of a JSON text, which cached held as much again as the index).
         const options = searchOptions(info.search_fields, storesWeights(info), info.search_tuning?.stopWords);
+        const size = this.r.entry(file.rel)?.size ?? 0;
+        const readRange = this.r.readRange;
+        if (file.binary && readRange && size > WHOLE_BELOW) {
+          // The Worker: the bytes before the postings held, the postings read per query (remote-postings.ts).
+          const ms = await openRemoteIndex(size, options, (from, to) => readRange.call(this.r, file.rel, from, to));
+          this.r.cache.set(key, ms, indexHeapBytes(ms, 0));
+          return ms;
+        }
         const buf = await this.r.read(file.rel);
         // A binary index keeps its postings on disk where the store can read them by offset
         // (binary-index.ts): half its bytes, read a word at a time from the page cache.
@@ -151,7 +179,9 @@ export class ReleaseSearch {
         const bytes = indexHeapBytes(ms, buf.length);
         if (!onlyIfRoom || this.r.cache.bytes + bytes <= this.r.budget) this.r.cache.set(key, ms, bytes);
         return ms;
-      })().finally(() => this.loading.delete(key));
+      })().finally(() => {
+        if (this.loading.get(key) === p) this.loading.delete(key);
+      });
       this.loading.set(key, p);
     }
     return p;

@@ -16,7 +16,7 @@ import { OPENAPI_DOC_SCHEMA, type Route } from '../routes.ts';
 import type { Caller } from '../../state/accounts.ts';
 import { keyStatus } from './key-status.ts';
 import {
-  MAX_RANGE_VERSES, V1, chapterLinks, findBook, findChapter, translation, verseItem, verseItems, verseOrdinal, verseRecord, type Translation,
+  MAX_RANGE_VERSES, V1, chapterLinks, findBook, findChapter, translation, verseItem, verseItems, verseItemsAt, verseOrdinal, verseRecord, type Translation,
 } from './text.ts';
 import { REF_EXAMPLES, requestedRange } from './references.ts';
 import { phraseFirst, phraseWindow, searchMeta } from '../../search/search-bounds.ts';
@@ -228,9 +228,9 @@ export const V1_ROUTES: Route[] = [
       // Phrase matches first (In the beginning → Gen 1:1), among a bounded window of hits
       // (their texts read first: phraseFirst itself reads nothing).
       const window = phraseWindow(found.ordinals, String(ctx.query.q));
-      const texts = new Map((await Promise.all(window.map((o) => verseRecord(ctx, t, o)))).map((r, i) => [window[i], r.text]));
+      const texts = new Map((await ctx.release.records(t.ds, window)).map((l, i) => [window[i], (JSON.parse(l.toString('utf8')) as { text: string }).text]));
       const hits = phraseFirst(found.ordinals, (o) => texts.get(o)!, String(ctx.query.q));
-      const data = await Promise.all(hits.slice(offset, offset + limit).map((o) => verseItem(ctx, t, o)));
+      const data = await verseItemsAt(ctx, t, hits.slice(offset, offset + limit));
       const next = offset + limit < hits.length
         ? `${V1}/search?${new URLSearchParams({ translation: t.slug, q: String(ctx.query.q), limit: String(limit), offset: String(offset + limit) })}`
         : null;
