@@ -22,9 +22,15 @@ import YLT from './maps/ylt.json' with { type: 'json' };
 
 /**
  * `via`: the table numbers its verses in another table's numbering, which then places them
- * (the Septuagint layer's Rahlfs references → Brenton's numbering → the KJV's).
+ * (the Septuagint layer's Rahlfs references → Brenton's numbering → the KJV's); `refined`:
+ * verses placed under KJV keys directly, where the content check found the other table's
+ * placement wrong (pipeline/septuagint-check.ts); `own_number`: verses the other table
+ * leaves unplaced that keep their own number (a KJV verse has it).
  */
-export interface NumberingTable { verses: Record<string, string[]>; unplaced: string[]; vulgate?: Record<string, string[]>; via?: string }
+export interface NumberingTable {
+  verses: Record<string, string[]>; unplaced: string[]; vulgate?: Record<string, string[]>;
+  via?: string; refined?: Record<string, string[]>; own_number?: string[];
+}
 
 const TABLES: Record<string, NumberingTable> = {
   asv: ASV, brenton: BRENTON, darby: DARBY, 'douay-rheims': DRC, geneva: GENEVA, oeb: OEB, rv: RV, web: WEB, 'web-catholic': WEBC, webster: WEBSTER, ylt: YLT,
@@ -34,6 +40,7 @@ const TABLES: Record<string, NumberingTable> = {
   septuagint: SEPTUAGINT,
 };
 const unplacedSets = new Map<string, Set<string>>();
+const ownNumberSets = new Map<string, Set<string>>();
 
 /** True when the translation (or layer) has a numbering table; the KJV and the layers without one number as the KJV. */
 export const hasTable = (name: string) => Object.hasOwn(TABLES, name);
@@ -42,6 +49,12 @@ export const hasTable = (name: string) => Object.hasOwn(TABLES, name);
 export function kjvKeys(name: string, ref: string): string[] {
   const t = TABLES[name];
   if (!t) return [ref];
+  if (t.refined && Object.hasOwn(t.refined, ref)) return t.refined[ref];
+  if (t.own_number) {
+    let kept = ownNumberSets.get(name);
+    if (!kept) ownNumberSets.set(name, (kept = new Set(t.own_number)));
+    if (kept.has(ref)) return [ref];
+  }
   let own: string[];
   if (Object.hasOwn(t.verses, ref)) own = t.verses[ref];
   else {
