@@ -193,6 +193,7 @@ export function sourceTexts(summary: StudySummary) {
     ...summary.layers.map((l) => ({
       id: l.id, name: l.name, available: true, language: l.language, source_text: { source_role: l.role }, kind: l.kind, version: l.version,
       generated: l.generated, canon_groups: l.canon, verse_count: l.counts.verses, token_count: l.counts.tokens, versification: l.versification,
+      ...(l.note ? { note: l.note } : {}),
       licence: l.provenance.map((p) => p.licence), attribution: l.provenance.map((p) => p.attribution).join(' '), sources: l.provenance,
     })),
     ...summary.absent.map((a) => ({
@@ -222,7 +223,7 @@ export function sourceCoverage(reviews: ReviewView, summary: StudySummary) {
     total.verified += rv.verified;
     const queued = l.counts.token_statuses['review-needed'];
     return {
-      id: l.id, name: l.name, language: l.language, source_role: l.role, generated: l.generated,
+      id: l.id, name: l.name, language: l.language, source_role: l.role, generated: l.generated, ...(l.note ? { note: l.note } : {}),
       canon_coverage: l.counts.canon_coverage, verses: l.counts.verses, word_tokens: l.counts.tokens, token_statuses: statuses,
       confidence: l.counts.confidence,
       // Where the layer's verses are shown (issue 25): under their own number, under another

@@ -24,11 +24,15 @@ export interface LayerMeta {
   versification: string;
   /** The numbering table that places its verses under KJV study keys (versification/numbering.ts), when not `versification` itself. */
   numbering?: string;
+  /** What a reader must know about the layer's tokens that its kind does not say (the Septuagint: lemmas only, and why). */
+  note?: string;
 }
 
 export interface LayerVerse {
   layer: string;
   ref: Ref;
+  /** The layer's own reference when its numbers alone cannot say it (the Septuagint's `1kgs.2.35a`, `jer.7.27-28`); else `ref`'s. */
+  label?: string;
   tokens: (TokenTuple | string)[];
   /** Glosses the tokens refer to by key (Latin: `la:<dictionary line>` → Whitaker's meaning), merged into the record's. */
   glosses?: Record<string, string>;
@@ -52,8 +56,6 @@ export interface ReadContext {
 export interface AbsentLayer { id: string; name: string; language: string; role: SourceRole; kind: string; canon: string[]; reason: string }
 
 export const ABSENT_LAYERS: AbsentLayer[] = [
-  { id: 'septuagint', name: 'Greek Septuagint', language: 'grc', role: 'Greek Tradition', kind: 'Greek Septuagint', canon: ['old', 'apocrypha'],
-    reason: 'No freely licensed Septuagint with morphology is reachable: the CATSS/CCAT LXX morphology forbids redistribution, and no public-domain Greek LXX text is mirrored.' },
   { id: 'targums', name: 'Aramaic targums', language: 'arc', role: 'Aramaic/Syriac Tradition', kind: 'Aramaic targums', canon: ['old'],
     reason: 'No freely licensed copy exists: the only complete digital targums (CAL, Hebrew Union College) are licensed for non-commercial use only, '
       + 'which a service sold on paid plans cannot serve.' },

@@ -80,8 +80,8 @@ export function vulgatePsalmToHebrew(chapter: number, verse: number): { chapter:
 
 const KJV_BOOKS = new Set(versification('KJV').books.map((b) => b.osis.toLowerCase()));
 
-/** Study keys for a verse in a given numbering system (the translation's or a layer's). */
-export function studyKeys(system: string, r: Ref, hebrew: HebrewMap): string[] {
+/** Study keys for a verse in a given numbering system (the translation's or a layer's); `own`, the layer's reference when its numbers cannot say it (`1kgs.2.35a`). */
+export function studyKeys(system: string, r: Ref, hebrew: HebrewMap, own = key(r)): string[] {
   if (system === 'WLC') return hebrew.toKjv(r);
   if ((system === 'Vulg' || system === 'Vulg-psalms') && r.book === 'Ps') {
     const h = vulgatePsalmToHebrew(r.chapter, r.verse);
@@ -89,6 +89,6 @@ export function studyKeys(system: string, r: Ref, hebrew: HebrewMap): string[] {
   }
   if (system === 'Vulg') return KJV_BOOKS.has(r.book.toLowerCase()) ? kjvKeys('douay-rheims', key(r)) : [key(r)];
   // A layer or translation with a numbering table (SBLGNT, the Byzantine text, an English alignment's translation).
-  if (hasTable(system)) return kjvKeys(system, key(r));
+  if (hasTable(system)) return kjvKeys(system, own);
   return [key(r)];
 }
