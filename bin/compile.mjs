@@ -87,7 +87,15 @@ function compile() {
     }
   }
   writeFileSync(path.join(tmp, '.compiled'), `${new Date().toISOString()}\n`);
-  rmSync(LIB, { recursive: true, force: true });
+  // The old lib/ is renamed aside, not removed, before the new one takes its place: a server
+  // running from lib/ (which loads some modules later, on first use) finds lib/ missing for
+  // the time between two renames, not for the time a whole tree takes to delete.
+  const old = path.join(root, `.lib-old-${process.pid}`);
+  try {
+    renameSync(LIB, old);
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw err;
+  }
   try {
     renameSync(tmp, LIB);
   } catch (err) {
@@ -95,11 +103,25 @@ function compile() {
     rmSync(tmp, { recursive: true, force: true });
     if (!existsSync(STAMP)) throw err;
   }
+  rmSync(old, { recursive: true, force: true });
   const how = check ? '' : ' (transpiled only: the devDependencies, @types/node among them, are not installed; npm run typecheck checks types)';
   console.error(`compile: lib/ written in ${((Date.now() - started) / 1000).toFixed(1)} s${how}`);
 }
 
-const ifStale = process.argv.includes('--if-stale');
+const USAGE = `usage: npm run compile [-- --if-stale]
+  compiles sources/, pipeline/, server/, reader/, edge/ and ops/ into lib/ (the production commands run lib/ with node)
+  --if-stale   only when a source file is newer than lib/ (every npm run command does this first)`;
+const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const unknown = args.find((a) => a !== '--if-stale');
+if (unknown) {
+  console.error(`compile: Unknown option '${unknown.slice(0, 60)}'\n${USAGE}`);
+  process.exit(2);
+}
+const ifStale = args.includes('--if-stale');
 if (!ifStale) {
   if (!haveTypescript()) {
     console.error('compile: typescript is not installed (a dependency); run npm ci first');

@@ -54,12 +54,16 @@ export interface Env {
   METER: DurableObjectNamespace<MeterStub>;
   /** Bearer token of the /_edge/ operator endpoints (publish, switch, sync); `wrangler secret put ADMIN_TOKEN`. */
   ADMIN_TOKEN?: string;
-  /** Shard cache of an isolate, MiB (default 32; 128 MB is an isolate's whole memory). */
+  /** Shard cache of an isolate, MiB (default 5/8 of ISOLATE_CACHE_MB; 128 MB is an isolate's whole memory). */
   CACHE_MB?: string;
-  /** Composed bodies kept in an isolate, MiB (default 8; the Cache API holds the rest). */
+  /** Composed bodies kept in an isolate, MiB (default 1/8 of ISOLATE_CACHE_MB, and as much for their compressed forms; the Cache API holds the rest). */
   RESPONSE_CACHE_MB?: string;
-  /** Serialized study panels kept in an isolate, MiB (default 8). */
+  /** Serialized study panels kept in an isolate, MiB (default 1/8 of ISOLATE_CACHE_MB). */
   STUDY_CACHE_MB?: string;
   /** Seconds an isolate trusts its copy of the live pointer, the key index and the reviews (default 5). */
   REFRESH_SECONDS?: string;
+  /** All of an isolate's caches together, MiB (default 48): split by edge/budget.ts unless the three above are set. */
+  ISOLATE_CACHE_MB?: string;
+  /** "1": answers say their subrequests and R2 bytes (x-edge-subrequests, x-edge-r2-bytes); local benches only. */
+  EXPOSE_COUNTS?: string;
 }

@@ -21,10 +21,14 @@ import { isWire, toWire, type MeterStub, type WireError } from './rpc.ts';
 
 /** What a meter stores per month: the count and the last counted use (unix seconds). */
 interface MonthRow { n: number; last?: number }
+/** Rows `e:<month>`: what the Node server of the same state folder served (server/state/elsewhere.ts). */
+const ELSEWHERE = 'e:';
 
 export class Meter extends DurableObject<Env> implements MeterStub {
   private slice: KeyDoc = emptyDoc();
   private counts = new Map<string, number>();
+  /** The Node server's count of a month, as last synced: one key has one quota, the sum. */
+  private elsewhere = new Map<string, number>();
   private last: number | undefined;
   private writing: Promise<void> = Promise.resolve();
   private readonly limits: Limits;
@@ -37,10 +41,11 @@ export class Meter extends DurableObject<Env> implements MeterStub {
         this.counts.set(k.slice(2), m.n);
         if (m.last !== undefined && m.last > (this.last ?? 0)) this.last = m.last;
       }
+      for (const [k, n] of await ctx.storage.list<number>({ prefix: ELSEWHERE })) this.elsewhere.set(k.slice(ELSEWHERE.length), n);
     });
     // The quota store Limits expects, over this object's counts (it holds one meter's).
     this.limits = new Limits({
-      usedIn: (_id, month) => this.counts.get(month) ?? 0,
+      usedIn: (_id, month) => (this.counts.get(month) ?? 0) + (this.elsewhere.get(month) ?? 0),
       lastUsed: () => this.last,
       countMany: (ids, now = Date.now(), month = new Date(now).toISOString().slice(0, 7)) => {
         const n = (this.counts.get(month) ?? 0) + ids.length;
@@ -78,6 +83,17 @@ export class Meter extends DurableObject<Env> implements MeterStub {
   async setSlice(slice: KeyDoc, hash: string): Promise<void> {
     this.slice = slice;
     await this.ctx.storage.put({ slice, slice_hash: hash });
+  }
+
+  /** This meter's own count of a month (not the Node server's), for the operator. */
+  async usage(month: string): Promise<{ used: number; last_used: number | null }> {
+    return { used: this.counts.get(month) ?? 0, last_used: this.last ?? null };
+  }
+
+  /** The Node server's count of a month, as it stands (the sync of `npm run edge`, `edge:sync`). */
+  async setElsewhere(month: string, n: number): Promise<void> {
+    this.elsewhere.set(month, n);
+    await this.ctx.storage.put(ELSEWHERE + month, n);
   }
 
   /** Carries a month's count over (moving a deployment's usage to the edge; tests). */

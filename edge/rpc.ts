@@ -21,5 +21,9 @@ export interface MeterStub {
   bill(plan: PlanName, now: number): Promise<Charged | WireError>;
   setSlice(slice: KeyDoc, hash: string): Promise<void>;
   setUsage(month: string, used: number, lastUsed?: number): Promise<void>;
+  /** The count of a month and the last counted use (unix seconds), for the operator. */
+  usage(month: string): Promise<{ used: number; last_used: number | null }>;
+  /** What the Node server of the same state folder counted in a month (the quota is the sum). */
+  setElsewhere(month: string, n: number): Promise<void>;
 }
 

@@ -12,6 +12,7 @@
  * propagation.
  */
 import { createHash } from 'node:crypto';
+import { ApiError } from '../server/http/errors.ts';
 import type { Admission, Metered, StateStore } from '../server/core/state.ts';
 import type { KeyRecord } from '../server/state/accounts.ts';
 import type { ChargeMode, Charged } from '../server/state/limits.ts';
@@ -19,6 +20,7 @@ import type { ReviewFile, ReviewView } from '../server/state/reviews.ts';
 import type { Env } from './env.ts';
 import type { IndexEntry } from './keys-doc.ts';
 import { fromWire, isWire, type MeterStub } from './rpc.ts';
+import { subrequest } from './request-context.ts';
 
 export const KEY_INDEX = 'keys/index';
 export const SLICE_HASHES = 'keys/slice-hashes';
@@ -40,11 +42,23 @@ class Cached<T> {
 }
 
 export class EdgeState implements StateStore {
-  private index: Cached<Record<string, IndexEntry>>;
+  /** The key index; null while KV has none (no sync has reached this deployment yet). */
+  private index: Cached<Record<string, IndexEntry> | null>;
   private reviewDoc: Cached<ReviewView>;
-  constructor(private env: Env, refreshMs: number) {
-    this.index = new Cached(async () => JSON.parse((await env.KEYS.get(KEY_INDEX)) ?? '{}'), refreshMs);
+  /**
+   * `releaseReady`: whether a release is live (the isolate reads `current`). Until it is and
+   * the key index is in KV, no key can be checked: keyed requests are answered 503
+   * not_ready, never 401 (issue 39, item 2: a valid key was called "not recognised" while
+   * `npm run edge` was still publishing).
+   */
+  constructor(private env: Env, private refreshMs: number, private releaseReady: () => Promise<boolean> = async () => true) {
+    this.index = new Cached(async () => {
+      subrequest();
+      const text = await env.KEYS.get(KEY_INDEX);
+      return text === null ? null : JSON.parse(text);
+    }, refreshMs);
     this.reviewDoc = new Cached(async () => {
+      subrequest();
       const text = await env.KEYS.get(REVIEWS);
       const data: ReviewFile = text ? JSON.parse(text) : { version: 1, reviews: {} };
       // Its version keys the cached study panels (api/v1/study.ts), so a new copy is never hidden.
@@ -57,14 +71,20 @@ export class EdgeState implements StateStore {
   now = () => Date.now();
 
   async verify(secret: string): Promise<KeyRecord | undefined> {
+    // Not ready: re-read at most once a second until it is.
+    const index = (await this.index.get()) ?? (await this.index.get(true));
+    if (!index || !(await this.releaseReady())) {
+      const seconds = String(Math.max(1, Math.ceil(this.refreshMs / 1000)));
+      throw new ApiError('not_ready', `this deployment has ${index ? 'no release' : 'no key index'} yet (being published or synced); no key can be checked until then`, undefined, { 'retry-after': seconds });
+    }
     if (secret.length < 8 || secret.length > 200) return undefined;
     // Only the key's sha256 is looked up: the edge never holds a key in clear.
     const hash = createHash('sha256').update(secret).digest('hex');
-    const hit = (await this.index.get())[hash];
-    return hit ?? (await this.index.get(true))[hash];
+    return index[hash] ?? (await this.index.get(true))?.[hash];
   }
 
   private meter(name: string): MeterStub {
+    subrequest(); // each call on the stub is one
     return this.env.METER.get(this.env.METER.idFromName(name));
   }
 

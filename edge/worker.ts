@@ -21,6 +21,8 @@ import { admin, type IsolateView } from './admin.ts';
 import type { Env, ExecutionContext } from './env.ts';
 import { R2Reader } from './r2-reader.ts';
 import { EdgeState } from './state.ts';
+import { cacheBudgets } from './budget.ts';
+import { newContext, requestContext, subrequest } from './request-context.ts';
 
 export { Meter } from './meter.ts';
 
@@ -30,6 +32,14 @@ declare const caches: { default: { match(r: Request): Promise<Response | undefin
 const CACHE_ORIGIN = 'https://almanac-bodies.invalid';
 const cacheRequest = (key: string, coding: Coding) => new Request(`${CACHE_ORIGIN}/${coding || 'identity'}/${encodeURIComponent(key)}`);
 
+type Body = { body: Buffer; coding: Coding; hash: string };
+/** A body being composed after a Cache API miss (no entry yet), or written to the Cache API (its entry). */
+interface Pending { entry?: Body; since: number }
+/** How long an ask waits for a body another request is composing, looking every POLL_MS, before composing it itself. */
+const WAIT_MS = 2000;
+const POLL_MS = 4;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 /** Everything an isolate keeps between requests. */
 export class Isolate implements IsolateView {
   readonly reader: R2Reader;
@@ -38,44 +48,86 @@ export class Isolate implements IsolateView {
   private release: Release | undefined;
   private checked = 0;
   private readonly refreshMs: number;
-  private readonly cache = { cache_hits: 0, cache_misses: 0, cache_puts: 0 };
+  private readonly budgets: ReturnType<typeof cacheBudgets>;
+  private readonly cache = { cache_hits: 0, cache_misses: 0, cache_puts: 0, cache_coalesced: 0 };
+  /** Lets go of the Cache API misses a request took and did not fill (it answered no 200). */
+  letGo: (keys: string[]) => void = () => {};
+  /** Bodies being composed after a miss, or being written to the Cache API. */
+  private readonly pending = new Map<string, Pending>();
 
   constructor(env: Env) {
     this.refreshMs = Number(env.REFRESH_SECONDS ?? 5) * 1000;
     this.reader = new R2Reader(env.RELEASES);
-    studyCacheBytes(Number(env.STUDY_CACHE_MB ?? 8) * 2 ** 20);
-    this.state = new EdgeState(env, this.refreshMs);
+    this.budgets = cacheBudgets(env);
+    studyCacheBytes(this.budgets.study);
+    // Ready once a release is live (the key index is EdgeState's own check).
+    this.state = new EdgeState(env, this.refreshMs, () => this.current(env).then(() => true, () => false));
     const stats = this.cache;
+    // Issue 38, item 12: concurrent misses of one body each read R2 (196 reads for 100
+    // URLs), and so did the asks that came before its Cache API write had landed. The
+    // first miss composes; an ask meanwhile waits for its body; the body stays here until
+    // its Cache API write has landed. The wait is by looking, on a timer of the waiting
+    // request's own, never by awaiting a promise of the composing one: workerd cancels such
+    // a continuation when the other request ends (request-context.ts).
+    const pending = this.pending;
+    this.letGo = (keys) => {
+      for (const k of keys) if (pending.get(k) && !pending.get(k)!.entry) pending.delete(k); // no 200 to share
+    };
     const shared: SharedBodies = {
       async get(key, coding) {
+        const k = `${coding} ${key}`;
+        let p = pending.get(k);
+        // A marker older than WAIT_MS is one whose request ended without a word (cancelled).
+        for (let waited = 0; p && !p.entry && waited < WAIT_MS && Date.now() - p.since < WAIT_MS; waited += POLL_MS) {
+          await sleep(POLL_MS);
+          p = pending.get(k);
+        }
+        if (p?.entry) {
+          stats.cache_coalesced++;
+          return p.entry;
+        }
+        subrequest();
         const r = await caches.default.match(cacheRequest(key, coding));
         if (!r) {
           stats.cache_misses++;
+          pending.set(k, { since: Date.now() });
+          requestContext.getStore()?.misses.push(k);
           return undefined;
         }
         stats.cache_hits++;
         return { body: Buffer.from(await r.arrayBuffer()), coding: (r.headers.get('x-coding') ?? '') as Coding, hash: r.headers.get('x-hash') ?? '' };
       },
       async put(key, coding, e) {
+        const k = `${coding} ${key}`;
+        const p: Pending = { since: Date.now(), entry: { body: typeof e.body === 'string' ? Buffer.from(e.body) : e.body, coding: e.coding, hash: e.hash } };
+        pending.set(k, p);
         stats.cache_puts++;
-        // The key names the release, so the entry never changes: a year, as immutable files.
-        await caches.default.put(cacheRequest(key, coding), new Response(e.body as unknown as BodyInit, {
-          headers: { 'cache-control': 'public, max-age=31536000, immutable', 'x-coding': e.coding, 'x-hash': e.hash },
-        }));
+        subrequest();
+        try {
+          // The key names the release, so the entry never changes: a year, as immutable files.
+          await caches.default.put(cacheRequest(key, coding), new Response(p.entry!.body as unknown as BodyInit, {
+            headers: { 'cache-control': 'public, max-age=31536000, immutable', 'x-coding': e.coding, 'x-hash': e.hash },
+          }));
+        } finally {
+          if (pending.get(k) === p) pending.delete(k);
+        }
       },
     };
     this.core = createCore({
       release: () => this.current(env),
       state: this.state,
       log: (m) => console.error(m),
-      responseCacheBytes: Number(env.RESPONSE_CACHE_MB ?? 8) * 2 ** 20,
+      responseCacheBytes: this.budgets.responses,
       shared,
     });
   }
 
   /** The operator's /_edge/stats: R2 reads, Cache API use and what the shard cache holds. */
   stats() {
-    return { r2_reads: this.reader.reads, ...this.cache, shard_cache_bytes: this.release?.cacheStats().bytes ?? 0, release: this.release?.id ?? null };
+    return {
+      r2_reads: this.reader.reads, r2_bytes: this.reader.bytes, ...this.cache, cache_pending: this.pending.size,
+      shard_cache_bytes: this.release?.cacheStats().bytes ?? 0, budgets: this.budgets, release: this.release?.id ?? null,
+    };
   }
 
   /** The live release: the one `current` names, re-read every REFRESH_SECONDS; a switch takes effect from then. */
@@ -91,7 +143,7 @@ export class Isolate implements IsolateView {
       const text = await this.reader.text(releaseBase(id) + MANIFEST);
       if (!text) throw new ApiError('release_unavailable', `release ${id} has no manifest in the bucket`, { release: id });
       const manifest = JSON.parse(text) as Manifest;
-      const r = new Release(this.reader, { id, base: releaseBase(id), manifest, cacheBytes: Number(env.CACHE_MB ?? 32) * 2 ** 20 });
+      const r = new Release(this.reader, { id, base: releaseBase(id), manifest, cacheBytes: this.budgets.shard });
       r.onCorrupt = (file) => console.error(`release ${id}: ${file} is not what its manifest says; it answers 503 release_corrupt`);
       this.release = r;
     }
@@ -100,6 +152,15 @@ export class Isolate implements IsolateView {
 }
 
 let isolate: Isolate | undefined;
+
+let dated = { second: -1, text: '' };
+/** The Date header's value, formatted once a second. */
+function httpDate(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== dated.second) dated = { second, text: new Date(now).toUTCString() };
+  return dated.text;
+}
 
 /**
  * A CoreResponse as a fetch Response (headers from the flat list; a stream passed
@@ -111,6 +172,8 @@ let isolate: Isolate | undefined;
 function toResponse(r: CoreResponse): Response {
   const headers = new Headers();
   for (let i = 0; i < r.headers.length; i += 2) headers.append(r.headers[i], r.headers[i + 1]);
+  // RFC 9110 §6.6.1: an origin with a clock sends Date (the Node server does; workerd does not add it).
+  headers.set('date', httpDate());
   const body = (r.stream as ReadableStream | undefined) ?? (r.body === undefined ? null : r.body);
   return new Response(body as BodyInit | null, { status: r.status, headers, encodeBody: 'manual' } as ResponseInit);
 }
@@ -136,6 +199,16 @@ export default {
     const url = new URL(request.url);
     const req = coreRequest(request, url);
     if (url.pathname.startsWith('/_edge/')) return toResponse(await admin(request, req, env, iso));
-    return toResponse(await iso.core.handle(req, (p) => ctx.waitUntil(p)));
+    const c = newContext();
+    try {
+      const out = toResponse(await requestContext.run(c, () => iso.core.handle(req, (p) => ctx.waitUntil(p))));
+      if (env.EXPOSE_COUNTS === '1') {
+        out.headers.set('x-edge-subrequests', String(c.subrequests));
+        out.headers.set('x-edge-r2-bytes', String(c.r2Bytes));
+      }
+      return out;
+    } finally {
+      if (c.misses.length) iso.letGo(c.misses);
+    }
   },
 };

@@ -24,14 +24,18 @@ import { DEFAULT_MAX_DROP } from '../pipeline/gate.ts';
 import { distDir } from '../pipeline/paths.ts';
 import { markdown, nightlyReport, readManifest, writeReport, type NightlyReport } from '../pipeline/report.ts';
 import { readCurrent } from '../pipeline/writer.ts';
+import { prunedText, type Pruned } from '../pipeline/prune.ts';
 import { build, buildHeapGrowth, withDownloads } from '../server/cli/build.ts';
-import { LockBusy, tryLock } from '../server/state/lock.ts';
+import { LockBusy } from '../server/state/lock.ts';
+import { leaseLock, type Lease } from '../server/state/lease.ts';
 import { publishRelease } from '../edge/publish.ts';
 import path from 'node:path';
 import { mkdirSync } from 'node:fs';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, heldBack: 3 } as const;
 export const DEFAULT_KEEP = 7;
+/** The lock's lease (ALMANAC_NIGHTLY_LEASE_S): a lock not renewed for this long is stale, whatever host wrote it. */
+export const DEFAULT_LEASE_S = 600;
 
 export interface NightlyOptions {
   env?: NodeJS.ProcessEnv;
@@ -48,6 +52,8 @@ export interface NightlyOptions {
   workers?: number;
   now?: () => number;
   log?: (line: string) => void;
+  /** Release the lock and exit on SIGTERM, SIGINT and SIGHUP (the command line; not in tests). */
+  signals?: boolean;
 }
 
 /** One night. Resolves to the report and the exit code; throws nothing (a failure is exit 1). */
@@ -57,49 +63,98 @@ export async function nightly(o: NightlyOptions = {}): Promise<{ code: number; r
   const now = o.now ?? Date.now;
   const dist = distDir(env);
   const started = now();
+  const sources = o.sources ?? ALL_SOURCES;
+  // A typo in --accept would let nothing through and say nothing (issue 40): refused.
+  const unknown = (o.accept ?? []).filter((id) => !sources.some((s) => s.id === id));
+  if (unknown.length) {
+    return { code: EXIT.usage, report: null, error: `--accept: no dataset ${unknown.map((u) => `'${u}'`).join(', ')}; the datasets are ${sources.map((s) => s.id).join(', ')}` };
+  }
   mkdirSync(dist, { recursive: true });
-  let unlock: () => void;
+  let lock: Lease;
+  const leaseMs = (envNumber(env.ALMANAC_NIGHTLY_LEASE_S) ?? DEFAULT_LEASE_S) * 1000;
   try {
-    unlock = tryLock(path.join(dist, 'nightly.lock'), log);
+    lock = leaseLock(path.join(dist, 'nightly.lock'), { leaseMs, log });
   } catch (err) {
-    if (err instanceof LockBusy) return { code: EXIT.usage, report: null, error: err.message };
+    if (err instanceof LockBusy) return { code: EXIT.usage, report: null, error: `another nightly is running: ${err.message}` };
     throw err;
   }
+  let phase = 'fetch';
+  const stop = o.signals ? onSignals((signal) => {
+    lock.release();
+    log(`nightly: stopped by ${signal} during the ${phase}; the live release is ${readCurrent(dist) ?? 'none'}; the lock is released`);
+  }) : () => {};
+  /** Nothing goes live, is published or pruned once another nightly holds the lock (this one's lease lapsed). */
+  const stillOurs = (what: string) => {
+    if (!lock.held()) throw new Error(`the nightly lock is no longer this run's (its lease of ${leaseMs / 1000} s lapsed and another run took it over): not ${what}`);
+  };
   try {
-    const sources = o.sources ?? ALL_SOURCES;
     buildHeapGrowth(env);
     const fetched = o.fetch === false ? [] : await fetchAll(sources, env, log);
+    phase = 'build';
     const before = readManifest(dist, readCurrent(dist));
     const keep = Math.max(1, o.keep ?? envNumber(env.ALMANAC_NIGHTLY_KEEP) ?? DEFAULT_KEEP);
+    const downloads = o.downloads === false ? undefined : withDownloads(env, log);
     const result = await build({
       env, sources, log, workers: o.workers ?? (o.sources ? 0 : defaultWorkers(env)), keep: keep - 1,
       gate: { maxDrop: o.maxDrop ?? envNumber(env.ALMANAC_NIGHTLY_MAX_DROP) ?? DEFAULT_MAX_DROP, accept: o.accept ?? [], now: started },
-      ...(o.downloads === false ? {} : { beforeLive: withDownloads(env, log) }),
+      beforeLive: async (d, release) => {
+        phase = 'downloads';
+        await downloads?.(d, release);
+        stillOurs('switching current');
+        phase = 'switch';
+      },
     });
     const after = readManifest(dist, result.release)!;
     if (env.ALMANAC_EDGE_URL && env.ALMANAC_EDGE_TOKEN) {
+      phase = 'publish';
+      stillOurs('publishing');
       await publishRelease({ url: env.ALMANAC_EDGE_URL, token: env.ALMANAC_EDGE_TOKEN, dist, id: result.release, log });
     }
+    phase = 'report';
     const report = nightlyReport({ dist, before, after, builds: result.reports, started, now: now(), fetch: fetched });
     if (report.new_release) writeReport(dist, report);
-    summarise(report, log);
+    const { renewals, longestGapMs } = lock.stats();
+    log(`nightly: lock renewed ${renewals} times, longest gap ${(longestGapMs / 1000).toFixed(1)} s (lease ${leaseMs / 1000} s)`);
+    summarise(report, log, result.pruned);
     return { code: report.outcome === 'ok' ? EXIT.ok : EXIT.heldBack, report };
   } catch (err) {
     const message = (err as Error).message;
     log(`nightly failed, the live release is unchanged: ${message}`);
     return { code: EXIT.failed, report: null, error: message };
   } finally {
-    unlock();
+    stop();
+    lock.release();
   }
+}
+
+/**
+ * On SIGTERM (a cancelled GitHub run, `systemctl stop`), SIGINT or SIGHUP: `cleanup`, then
+ * exit 128 + the signal's number. Returns the function that removes the handlers.
+ */
+function onSignals(cleanup: (signal: NodeJS.Signals) => void): () => void {
+  const codes = { SIGTERM: 15, SIGINT: 2, SIGHUP: 1 } as const;
+  const handlers = Object.entries(codes).map(([signal, n]) => {
+    const h = () => {
+      cleanup(signal as NodeJS.Signals);
+      process.exit(128 + n);
+    };
+    process.once(signal, h);
+    return [signal, h] as const;
+  });
+  return () => {
+    for (const [signal, h] of handlers) process.off(signal, h);
+  };
 }
 
 const envNumber = (v: string | undefined) => (v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined);
 
-function summarise(r: NightlyReport, log: (l: string) => void) {
+function summarise(r: NightlyReport, log: (l: string) => void, pruned: Pruned) {
   const moved = r.datasets.filter((d) => d.status === 'built');
+  // What pruning removed is said either way: a night with no change may still free gigabytes (--keep).
+  const removed = pruned.releases.length ? `; pruned ${prunedText(pruned)}` : '';
   log(r.new_release
-    ? `nightly: release ${r.release} is live (was ${r.previous ?? 'none'}); ${moved.length} datasets changed, ${r.datasets.filter((d) => d.status === 'unchanged').length} unchanged, ${r.held_back.length} held back / carried forward / absent${r.release_files.length ? `, ${r.release_files.length} release files changed (${r.release_files.slice(0, 3).join(', ')})` : ''}; report in dist/reports/${r.release}.md`
-    : `nightly: no change — release ${r.release} is already live; nothing written`);
+    ? `nightly: release ${r.release} is live (was ${r.previous ?? 'none'}); ${moved.length} datasets changed, ${r.datasets.filter((d) => d.status === 'unchanged').length} unchanged, ${r.held_back.length} held back / carried forward / absent${r.release_files.length ? `, ${r.release_files.length} release files changed (${r.release_files.slice(0, 3).join(', ')})` : ''}; report in dist/reports/${r.release}.md${removed}`
+    : `nightly: no change — release ${r.release} is already live; no release written${removed}`);
   for (const d of moved) log(`  ${d.id}: +${d.added} -${d.removed} ~${d.changed} (${d.records} records)`);
   for (const d of r.datasets.filter((d) => d.reason)) log(`  ${d.id} ${d.status}: ${d.reason}`);
 }
@@ -123,7 +178,7 @@ if (isMain(import.meta.url)) {
     console.error(`nightly: ${keep !== undefined && !(Number.isInteger(keep) && keep >= 1) ? '--keep must be a whole number of at least 1' : '--max-drop must be a fraction from 0 to 1'}\n${USAGE}`);
     process.exit(EXIT.usage);
   }
-  const { code, report, error } = await nightly({ keep, maxDrop, accept: values.accept, fetch: !values['no-fetch'], downloads: !values['no-downloads'] });
+  const { code, report, error } = await nightly({ keep, maxDrop, accept: values.accept, fetch: !values['no-fetch'], downloads: !values['no-downloads'], signals: true });
   if (error && code === EXIT.usage) console.error(error);
   if (values.report && report) console.log(markdown(report));
   process.exit(code);

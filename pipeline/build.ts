@@ -23,8 +23,9 @@ import type { WorkerReply } from './build-worker.ts';
 import { LICENCES, MANIFEST, aliasKey, distDir, isDatasetFile, releaseDir } from './paths.ts';
 import type { DatasetInfo, OutFile } from './shards.ts';
 import { InvalidRecord } from './validate.ts';
-import { ReleaseWriter, pruneReleases, readCurrent, switchCurrent, type Manifest } from './writer.ts';
-import { datasetChanged, heldBack, holdBackReason, type GateOptions, type GatedInfo } from './gate.ts';
+import { ReleaseWriter, readCurrent, switchCurrent, type Manifest } from './writer.ts';
+import { pruneReleases, prunedText } from './prune.ts';
+import { SwitchRefused, datasetChanged, heldBack, holdBackReason, switchRefusals, uninstalledRefusals, type GateOptions, type GatedInfo } from './gate.ts';
 
 /** Bump when the shard layout or record envelopes change (0.3.0: stems in search indexes, manifest search_stem). */
 export const PIPELINE_VERSION = '0.3.0';
@@ -67,6 +68,13 @@ export interface BuildOptions {
    * version carried, marked `held_back`) instead of replacing the live one or failing the build.
    */
   gate?: GateOptions;
+  /**
+   * The gate's switch rules alone, for a build that is not the nightly's (`npm run build`,
+   * `npm start`): a build that would drop a live dataset, shrink one by more than maxDrop, or
+   * lack one for want of an installed npm package is not switched to (SwitchRefused). The
+   * nightly's `gate` implies them.
+   */
+  guard?: GateOptions;
   /** Releases kept besides the live one (default 2). */
   keep?: number;
 }
@@ -93,6 +101,11 @@ export async function build(opts: BuildOptions = {}) {
   const dist = distDir(env);
   const prev = previousRelease(dist);
   const started = performance.now();
+
+  // The gate's switch rules (gate.ts): what this install can never build is refused before any work.
+  const guard = opts.gate ?? opts.guard;
+  const uninstalled = guard ? uninstalledRefusals(sources, prev?.manifest ?? null, guard) : [];
+  if (uninstalled.length) throw new SwitchRefused(uninstalled);
 
   const writer = new ReleaseWriter(dist);
   const datasets: Record<string, GatedInfo> = {};
@@ -229,6 +242,8 @@ export async function build(opts: BuildOptions = {}) {
       log(`${unfetched.length} dataset${unfetched.length > 1 ? 's' : ''} absent, their upstream files not fetched (${unfetched.slice(0, 5).join(', ')}${unfetched.length > 5 ? ', …' : ''}): the reasons are in /apis; supply the files with npm run fetch (network) or ALMANAC_MIRROR=<folder> npm run fetch, then build again`);
     }
 
+    const refusals = guard ? switchRefusals(prev?.manifest ?? null, datasets, absent, guard) : [];
+    if (refusals.length) throw new SwitchRefused(refusals);
     checkLinks(sources, built);
     for (const f of (await opts.documents?.(writer.preview({ pipeline_version: PIPELINE_VERSION, datasets, absent }))) ?? []) {
       await new Promise((resolve) => setImmediate(resolve)); // compressing the 1.7 MB docs bundle: let timers and I/O run
@@ -246,10 +261,12 @@ export async function build(opts: BuildOptions = {}) {
     await opts.beforeLive(dist, release);
     switchCurrent(dist, release);
   }
-  pruneReleases(dist, opts.keep);
+  const pruned = pruneReleases(dist, opts.keep);
   const seconds = (performance.now() - started) / 1000;
   log(`release ${release}: ${Object.keys(datasets).length} datasets, ${files} files (+ compressed variants), ${kib(bytes)}, ${seconds.toFixed(2)} s`);
-  return { release, dist, reports, absent, seconds };
+  if (pruned.releases.length) log(`pruned ${prunedText(pruned)}, keeping the live release and ${opts.keep ?? 2} other${(opts.keep ?? 2) === 1 ? '' : 's'}`);
+  if (pruned.temporary.length) log(`removed ${pruned.temporary.length} abandoned temporary folder${pruned.temporary.length === 1 ? '' : 's'} (${pruned.temporary.join(', ')})`);
+  return { release, dist, reports, absent, seconds, pruned };
 }
 
 /**

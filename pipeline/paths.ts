@@ -26,7 +26,9 @@
  * MAX_LIMIT records) touches at most two packs, and a lookup touches one bucket and one
  * pack. Small datasets (elements: 118) are a single pack and a single bucket.
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -120,23 +122,36 @@ export function bucketOf(key: string, buckets: number): number {
 /** Alias keys live in the same buckets as ids, marked so they can never shadow an id. */
 export const aliasKey = (alias: string) => `~${alias.toLowerCase()}`;
 
-/** The upstream URL rewritten onto a mirror laid out as <host>/<path>. */
+/**
+ * The upstream URL rewritten onto a mirror laid out as <host>/<path>. In a folder, a path
+ * ending in "/" (USAspending's award search) is a file named `index` inside it: the path
+ * itself is a folder there, which a fetch could not write nor a build read.
+ */
 export function mirrorLocation(url: string, mirror: string): string {
   const u = new URL(url);
   const rel = `${u.host}${decodeURIComponent(u.pathname)}`;
   if (/^https?:\/\//.test(mirror)) return `${mirror.replace(/\/+$/, '')}/${rel}`;
-  return path.join(path.resolve(mirror), rel);
+  return path.join(path.resolve(mirror), rel.endsWith('/') ? `${rel}index` : rel);
 }
 
-/** Cache location of an upstream URL: the same <host>/<path> layout as a mirror. */
+/**
+ * Cache location of an upstream URL: the same <host>/<path> layout as a mirror. A URL with
+ * a query is other data at the same path (the Federal Register search page beside the
+ * documents endpoint's live copy), so it gets its own file: the path, "@" and a hash of
+ * the query.
+ */
 export function cachedLocation(url: string, env: NodeJS.ProcessEnv = process.env): string {
-  return mirrorLocation(url, cacheDir(env));
+  const at = mirrorLocation(url, cacheDir(env));
+  const query = new URL(url).search;
+  return query ? `${at}@${createHash('sha256').update(query).digest('hex').slice(0, 16)}` : at;
 }
 
 /** Beside a live input's cached copy: when and from where it was fetched, and its sha256. */
 export const fetchRecordPath = (cached: string) => `${cached}.fetch.json`;
 /** Beside a pinned file fetched from a known copy rather than its publisher: the copy's URL. */
 export const viaPath = (cached: string) => `${cached}.via`;
+/** Beside an input's cache location: why the last fetch of it failed (JSON: at, reason), removed when one succeeds. */
+export const fetchFailurePath = (cached: string) => `${cached}.failed.json`;
 
 /** Cache location of an npm registry tarball (the registry's own URL layout). */
 export function tarballLocation(pkg: string, version: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -155,6 +170,15 @@ export function tarballLocation(pkg: string, version: string, env: NodeJS.Proces
  * into one folder without overwriting each other's metadata.
  */
 export const bundlesDir = (dist: string) => path.join(dist, 'bundles');
+/** The nightly's reports: reports/<release>.json and .md (pipeline/report.ts). */
+export const reportsDir = (dist: string) => path.join(dist, 'reports');
+/** This host's name as a temporary folder carries it. */
+export const tmpHost = () => hostname().replace(/[^A-Za-z0-9.-]/g, '_');
+/**
+ * A temporary folder of this process under releases/ or bundles/: `.tmp-<pid>-<ms>-<host>`,
+ * so a prune can tell whose it is and whether it is still being written (pipeline/prune.ts).
+ */
+export const tmpFolderName = () => `.tmp-${process.pid}-${Date.now()}-${tmpHost()}`;
 export const bundleDir = (dist: string, release: string) => path.join(bundlesDir(dist), release);
 export const DOWNLOADS = 'download.json';
 export const SHA256SUMS = 'SHA256SUMS';

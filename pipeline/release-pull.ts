@@ -22,7 +22,8 @@ import type { Downloads } from './bundle.ts';
 import { isMain, parseCli } from './cli.ts';
 import { DOWNLOADS, MANIFEST, bundleRoot, currentPointer, distDir, releaseDir } from './paths.ts';
 import { untar } from './tar.ts';
-import { ReleaseWriter, pruneReleases, readCurrent, type Manifest } from './writer.ts';
+import { ReleaseWriter, readCurrent, type Manifest } from './writer.ts';
+import { pruneReleases } from './prune.ts';
 
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 

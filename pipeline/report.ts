@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import path from 'node:path';
 import type { DatasetReport } from './build.ts';
 import { datasetChanged, staleAt, type GatedInfo } from './gate.ts';
-import { isDatasetFile, MANIFEST, releaseDir, releasesDir } from './paths.ts';
+import { isDatasetFile, MANIFEST, releaseDir, releasesDir, reportsDir } from './paths.ts';
 import { records } from './release-records.ts';
 import type { Manifest } from './writer.ts';
 
@@ -51,7 +51,7 @@ export interface NightlyReport {
   outcome: 'ok' | 'held-back' | 'failed';
 }
 
-export const reportsDir = (dist: string) => path.join(dist, 'reports');
+export { reportsDir };
 
 export function readManifest(dist: string, id: string | null): Manifest | null {
   if (!id) return null;

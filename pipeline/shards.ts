@@ -14,6 +14,7 @@ import { KeySpill, memoryKeyMap } from './key-spill.ts';
 import { TermSpill, joinApostrophes } from './term-index.ts';
 import { STEM_FIELD, stemsOf } from './stemming.ts';
 import { encodeIndex } from './search-binary.ts';
+import { searchWeight, weighted } from './search-weight.ts';
 import MiniSearch from 'minisearch';
 import type { DatasetSource, RawInputs } from '../sources/contract.ts';
 import {
@@ -61,6 +62,10 @@ export interface DatasetInfo {
   search_rank?: string;
   /** `linear`: weight 1 + rank rather than 1 + log10(1 + rank) (SearchSpec.rankScale). */
   search_rank_scale?: 'linear';
+  /** The field naming the total a record breaks down (SearchSpec.breakdown): such records weigh less (search-weight.ts). */
+  search_breakdown?: string;
+  /** The index stores each record's weight (pipeline/search-weight.ts) as __rank; absent: it stores the rank (releases before issue 36). */
+  search_weights?: true;
   /** Stop words, prefix and typo limits of a large index (SearchSpec.tuning). */
   search_tuning?: { stopWords: string[]; prefixMinLength: number; maxTypos: number };
   /**
@@ -80,6 +85,8 @@ export interface DatasetInfo {
   refresh?: { expected_seconds: number; stale_after_seconds: number };
   /** Optional inputs that were not in the cache for this build. */
   missing_inputs?: string[];
+  /** Why each missing input is missing (the build's reason, with the source's `missingNote`): the catalogue lists them. */
+  missing_reasons?: Record<string, string>;
   /** Aliases dropped because two records claimed them. */
   ambiguous_aliases: number;
   /** The source's own index over the ordered records, if it has one. */
@@ -115,10 +122,11 @@ const defaultTokenize = MiniSearch.getDefault('tokenize') as (text: string) => s
 /** minisearch's tokenizer (spaces and punctuation separate words), with apostrophes joining them (term-index.ts). */
 export const searchTokenize = (text: string) => defaultTokenize(joinApostrophes(text));
 
-export function searchOptions(fields: string[], rank?: string, stopWords?: string[]) {
+/** minisearch options of an index of `fields`; `stored`: the index keeps each record's __rank (its weight, search-weight.ts). */
+export function searchOptions(fields: string[], stored?: string | boolean, stopWords?: string[]) {
   const stop = stopWords?.length ? new Set(stopWords) : null;
   return {
-    fields, idField: '__o', extractField: (doc: any, f: string) => doc[f], ...(rank ? { storeFields: ['__rank'] } : {}),
+    fields, idField: '__o', extractField: (doc: any, f: string) => doc[f], ...(stored ? { storeFields: ['__rank'] } : {}),
     tokenize: searchTokenize,
     // minisearch's default processTerm is lower-casing; stop words (SearchSpec.tuning) are dropped at index and query time.
     ...(stop ? { processTerm: (t: string) => (stop.has(t.toLowerCase()) ? null : t.toLowerCase()) } : {}),
@@ -201,7 +209,7 @@ export class DatasetGenerator<R extends { id: string }> {
    */
   private newShard(): MiniSearch {
     const fields = this.stem.length ? [...this.source.search.fields, STEM_FIELD] : this.source.search.fields;
-    return new MiniSearch(searchOptions(fields, this.source.search.rank, this.source.search.tuning?.stopWords));
+    return new MiniSearch(searchOptions(fields, weighted(this.source.search), this.source.search.tuning?.stopWords));
   }
 
   add(record: R) {
@@ -242,10 +250,9 @@ export class DatasetGenerator<R extends { id: string }> {
       this.terms.add(ord, this.source.search.fields.map((f) => searchText(r, f)));
       return;
     }
-    const rank = this.source.search.rank;
     this.shard ??= this.newShard();
     const doc: Rec = { __o: ord };
-    if (rank) doc.__rank = Number(r[rank] ?? 0) || 0;
+    if (weighted(this.source.search)) doc.__rank = searchWeight(this.source.search, r);
     for (const f of this.source.search.fields) doc[f] = searchText(r, f);
     if (this.stem.length) doc[STEM_FIELD] = stemsOf(this.stem.map((f) => doc[f] as string));
     this.shard.add(doc);
@@ -326,6 +333,8 @@ export class DatasetGenerator<R extends { id: string }> {
       ...(s.search.boost ? { search_boost: s.search.boost } : {}),
       ...(s.search.rank ? { search_rank: s.search.rank } : {}),
       ...(s.search.rankScale === 'linear' ? { search_rank_scale: 'linear' as const } : {}),
+      ...(s.search.breakdown ? { search_breakdown: s.search.breakdown } : {}),
+      ...(weighted(s.search) && !this.terms ? { search_weights: true as const } : {}),
       ...(s.search.tuning ? { search_tuning: s.search.tuning } : {}),
       ...(this.stem.length ? { search_stem: this.stem } : {}),
       provenance: s.provenance,

@@ -10,7 +10,8 @@
  * its place among the tokens of its reference, and a layer verse that two KJV verses share
  * (a partial mapping) is stored once, under the first. Rows are keyed (clustered) by the
  * KJV-numbered verse, so a verse's tokens are one range of the table; `study_token_ids`
- * adds the API's token id (`<layer>:<reference>:<position>`).
+ * adds the API's token id (`<layer>:<reference>:<position>`). `text` is NULL where a layer
+ * has lemmas but no inflected text (the Septuagint).
  */
 import type { StudyRecord, StudySummary } from '../sources/scripture/study/dataset.ts';
 import { morphology } from '../sources/scripture/study/morphology.ts';
@@ -28,7 +29,7 @@ export function studyTables(db: Db, rows: Iterable<{ rec: Record<string, unknown
       CREATE TABLE study_layers (id TEXT PRIMARY KEY, name TEXT, language TEXT, source_role TEXT, kind TEXT, version TEXT, generated INTEGER,
         versification TEXT, verses INTEGER, tokens INTEGER, licence_spdx TEXT, licence TEXT, attribution TEXT);
       CREATE TABLE study_tokens (study_reference TEXT NOT NULL, layer TEXT NOT NULL, reference TEXT NOT NULL, position INTEGER NOT NULL,
-        text TEXT NOT NULL, lemma TEXT, strong TEXT, morphology TEXT, status TEXT NOT NULL, confidence TEXT NOT NULL,
+        text TEXT, lemma TEXT, strong TEXT, morphology TEXT, status TEXT NOT NULL, confidence TEXT NOT NULL,
         generated INTEGER NOT NULL, aligned_to TEXT, extra TEXT, PRIMARY KEY (study_reference, layer, reference, position)) WITHOUT ROWID;
       CREATE VIEW study_token_ids AS SELECT layer || ':' || reference || ':' || position AS token_id, * FROM study_tokens;
       CREATE TABLE study_morphology (layer TEXT NOT NULL, code TEXT NOT NULL, lemma TEXT NOT NULL, part_of_speech TEXT, parts TEXT NOT NULL,

@@ -26,14 +26,22 @@ import path from 'node:path';
 import { datasetId } from '../sources/scripture/dataset.ts';
 import { STUDY_DATASET } from '../sources/scripture/study/dataset.ts';
 import { keyBucketPath } from './paths.ts';
+import { searchWeight } from './search-weight.ts';
 import { records } from './release-records.ts';
 import type { DatasetInfo } from './shards.ts';
+import { columnsOf, type Column } from './sqlite-columns.ts';
 import { studyTables } from './sqlite-study.ts';
+import type { SchemaObject } from 'ajv';
+import type { TranslationSummary } from '../sources/scripture/dataset.ts';
 import type { Manifest } from './writer.ts';
 
 export type Db = Database.Database;
-/** Bumped when the schema changes (almanac_meta `format`). */
-export const SQLITE_FORMAT = '1';
+/**
+ * Bumped when the schema changes (almanac_meta `format`); a release's downloads of another
+ * format are written again. 2: columns typed from the record schemas, `books`,
+ * `almanac_datasets.search_parameters`, statistics (ANALYZE).
+ */
+export const SQLITE_FORMAT = '2';
 
 export const tableOf = (ds: string) => ds.toLowerCase().replace(/[^a-z0-9]+/g, '_');
 export const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
@@ -48,28 +56,13 @@ export function openDb(file: string): Db {
   db.exec(`
     CREATE TABLE almanac_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     CREATE TABLE almanac_datasets (id TEXT PRIMARY KEY, title TEXT, description TEXT, table_name TEXT, contract_version TEXT,
-      data_release TEXT, records INTEGER, live INTEGER, upstream_time TEXT, fetched_at TEXT, coverage TEXT, search_fields TEXT, search_query TEXT, summary TEXT);
+      data_release TEXT, records INTEGER, live INTEGER, upstream_time TEXT, fetched_at TEXT, coverage TEXT, search_fields TEXT, search_query TEXT,
+      search_parameters TEXT, summary TEXT);
     CREATE TABLE almanac_sources (dataset TEXT, name TEXT, url TEXT, licence_spdx TEXT, licence_name TEXT, licence_url TEXT, attribution TEXT);
     CREATE TABLE almanac_upstreams (dataset TEXT, name TEXT, ref TEXT, sha256 TEXT, fetched_at TEXT);
     CREATE TABLE almanac_readme (n INTEGER PRIMARY KEY, topic TEXT, text TEXT);
     CREATE VIEW readme AS SELECT topic, text FROM almanac_readme ORDER BY n;`);
   return db;
-}
-
-/** What a column holds, from the values of the dataset's first pack. */
-interface Column { name: string; field: string; type: 'INTEGER' | 'REAL' | 'TEXT'; array: boolean }
-
-function columnsOf(info: DatasetInfo, sample: Record<string, unknown>[]): Column[] {
-  const fields = [...new Set([...info.filters.map((f) => f.field), ...(info.geo ? [info.geo.lat, info.geo.lon] : []), ...(info.expires_field ? [info.expires_field] : [])])]
-    .filter((f) => !['ordinal', 'id', 'record', 'search_boost'].includes(f));
-  return fields.map((field) => {
-    const values = sample.map((r) => r[field]).filter((v) => v !== null && v !== undefined);
-    const array = values.some(Array.isArray);
-    const flat = values.flatMap((v) => (Array.isArray(v) ? v : [v]));
-    const type = flat.length && flat.every((v) => typeof v === 'number' || typeof v === 'boolean')
-      ? (flat.every((v) => typeof v === 'boolean' || Number.isInteger(v)) ? 'INTEGER' : 'REAL') : 'TEXT';
-    return { name: field.toLowerCase().replace(/[^a-z0-9_]+/g, '_'), field, type, array };
-  });
 }
 
 const sqlString = (v: string) => `'${v.replace(/'/g, "''")}'`;
@@ -99,16 +92,16 @@ export class DatasetTables {
   private readonly insert: (ordinal: number, rec: Record<string, unknown>, line: string) => void;
   readonly finish: () => void;
 
-  constructor(db: Db, info: DatasetInfo, sample: Record<string, unknown>[]) {
+  constructor(db: Db, info: DatasetInfo, cols: Column[]) {
     const t = tableOf(info.id);
-    const cols = columnsOf(info, sample);
     const scalar = cols.filter((c) => !c.array);
     const arrays = cols.filter((c) => c.array);
     const fields = info.search_fields ?? [];
-    const rank = info.search_rank;
-    db.exec(`CREATE TABLE ${q(t)} (ordinal INTEGER PRIMARY KEY, id TEXT NOT NULL${scalar.map((c) => `, ${q(c.name)} ${c.type}`).join('')}${rank ? ', search_boost REAL' : ''}, record TEXT NOT NULL);
+    // The API's document weight (pipeline/search-weight.ts): rank and breakdown alike.
+    const rank = info.search_rank || info.search_breakdown;
+    db.exec(`CREATE TABLE ${q(t)} (ordinal INTEGER PRIMARY KEY, id TEXT NOT NULL${scalar.map((c) => `, ${q(c.name)}${c.type ? ` ${c.type}` : ''}`).join('')}${rank ? ', search_boost REAL' : ''}, record TEXT NOT NULL);
       CREATE TABLE ${q(`${t}__aliases`)} (alias TEXT NOT NULL, ordinal INTEGER NOT NULL);
-      ${arrays.map((c) => `CREATE TABLE ${q(`${t}__${c.name}`)} (ordinal INTEGER NOT NULL, value ${c.type});`).join('\n')}
+      ${arrays.map((c) => `CREATE TABLE ${q(`${t}__${c.name}`)} (ordinal INTEGER NOT NULL, value${c.type ? ` ${c.type}` : ''});`).join('\n')}
       ${fields.length ? `CREATE VIEW ${q(`${t}__search`)} AS SELECT ordinal${fields.map((f) => `, json_extract(record, ${sqlString(`$.${jsonKey(f)}`)}) AS ${q(f)}`).join('')} FROM ${q(t)};
         CREATE VIRTUAL TABLE ${q(`${t}__fts`)} USING fts5(${fields.map((f) => q(f)).join(', ')}, content=${sqlString(`${t}__search`)}, content_rowid='ordinal', tokenize='unicode61 remove_diacritics 2');` : ''}`);
     const row = db.prepare(`INSERT INTO ${q(t)} VALUES (?, ?${scalar.map(() => ', ?').join('')}${rank ? ', ?' : ''}, ?)`);
@@ -116,8 +109,7 @@ export class DatasetTables {
     this.insert = (ordinal, rec, line) => {
       const values: unknown[] = [ordinal, rec.id];
       for (const c of scalar) values.push(sqlValue(rec[c.field]));
-      // The API's document boost (server/search/release-search.ts): 1 + log10(1 + rank).
-      if (rank) values.push(info.search_rank_scale === 'linear' ? 1 + Math.max(0, Number(rec[rank] ?? 0)) : 1 + Math.log10(1 + Math.max(0, Number(rec[rank] ?? 0))));
+      if (rank) values.push(searchWeight({ rank: info.search_rank, rankScale: info.search_rank_scale, breakdown: info.search_breakdown }, rec));
       values.push(line);
       row.run(values);
       arrays.forEach((c, i) => {
@@ -144,7 +136,7 @@ export class DatasetTables {
     const weights = fields.map((f) => info.search_boost?.[f] ?? 1).join(', ');
     const fts = q(`${t}__fts`);
     return `SELECT t.id, t.record FROM ${fts} JOIN ${q(t)} t ON t.ordinal = ${fts}.rowid WHERE ${fts} MATCH :prefixes `
-      + `ORDER BY ${fts}.rowid NOT IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH :words), bm25(${fts}, ${weights})${info.search_rank ? ' * t.search_boost' : ''}, t.ordinal LIMIT 20`;
+      + `ORDER BY ${fts}.rowid NOT IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH :words), bm25(${fts}, ${weights})${info.search_rank || info.search_breakdown ? ' * t.search_boost' : ''}, t.ordinal LIMIT 20`;
   }
 }
 
@@ -162,6 +154,8 @@ function addAliases(db: Db, dir: string, info: DatasetInfo, idOrdinal: (id: stri
 
 const VERSES = `CREATE TABLE IF NOT EXISTS verses (rowid INTEGER PRIMARY KEY, translation TEXT NOT NULL, reference TEXT NOT NULL, book TEXT NOT NULL,
     chapter INTEGER NOT NULL, verse INTEGER NOT NULL, ordinal INTEGER NOT NULL, text TEXT NOT NULL, record TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS books (translation TEXT NOT NULL, book TEXT NOT NULL, position INTEGER NOT NULL, osis TEXT NOT NULL, name TEXT NOT NULL,
+    canon_group TEXT NOT NULL, chapters INTEGER NOT NULL, verses INTEGER NOT NULL, PRIMARY KEY (translation, book)) WITHOUT ROWID;
   CREATE VIRTUAL TABLE IF NOT EXISTS verses_fts USING fts5(text, content='verses', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2');`;
 
 /** Translations: rows of `verses` (one table for every translation of the file), indexed, with `verses_fts`. */
@@ -172,15 +166,13 @@ export function finishVerses(db: Db) {
 }
 
 /** One dataset of a release into its own database: rows, aliases, indexes, metadata. */
-export function addDataset(db: Db, dir: string, info: DatasetInfo) {
+export function addDataset(db: Db, dir: string, info: DatasetInfo, schema: SchemaObject | null) {
   const translation = isTranslation(info.id);
   const table = translation ? 'verses' : info.id === STUDY_DATASET ? 'study_tokens' : tableOf(info.id);
-  const search = translation
-    ? "SELECT v.reference, v.text FROM verses_fts JOIN verses v ON v.rowid = verses_fts.rowid WHERE verses_fts MATCH :query AND v.translation = :translation ORDER BY bm25(verses_fts) LIMIT 20"
-    : DatasetTables.searchQuery(info);
-  db.prepare('INSERT INTO almanac_datasets VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(info.id, info.title, info.description, table, info.contract_version,
+  const search = translation ? VERSE_SEARCH : DatasetTables.searchQuery(info);
+  db.prepare('INSERT INTO almanac_datasets VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(info.id, info.title, info.description, table, info.contract_version,
     info.data_release, info.records, info.live ? 1 : 0, info.upstream_time ?? null, info.fetched_at ?? null, info.coverage ?? null,
-    JSON.stringify(info.search_fields ?? []), search, info.summary === undefined ? null : JSON.stringify(info.summary));
+    JSON.stringify(info.search_fields ?? []), search, search ? JSON.stringify(parametersOf(search)) : null, info.summary === undefined ? null : JSON.stringify(info.summary));
   const src = db.prepare('INSERT INTO almanac_sources VALUES (?, ?, ?, ?, ?, ?, ?)');
   for (const p of info.provenance) {
     const l = p.licence as { spdx?: string; name?: string; url?: string };
@@ -194,10 +186,14 @@ export function addDataset(db: Db, dir: string, info: DatasetInfo) {
     const slug = info.id.slice(datasetId('').length);
     const ins = db.prepare('INSERT INTO verses (translation, reference, book, chapter, verse, ordinal, text, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
     for (const { ordinal, rec, line } of records(dir, info)) ins.run(slug, rec.id, rec.book, rec.chapter, rec.verse, ordinal, rec.text, line);
+    // The book codes of `verses.book` with their names, from the translation's summary.
+    const book = db.prepare('INSERT INTO books VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    (info.summary as TranslationSummary).books.forEach((b, i) =>
+      book.run(slug, b.slug, i + 1, b.osis, b.name, b.group, b.chapters.length, b.chapters.reduce((n, c) => n + c[2], 0)));
     return finishVerses(db);
   }
-  const sample = [...records(dir, { ...info, packs: Math.min(1, info.packs) })].map((r) => r.rec);
-  const tables = new DatasetTables(db, info, sample);
+  const cols = columnsOf(info, schema, () => [...records(dir, info)].map((r) => r.rec));
+  const tables = new DatasetTables(db, info, cols);
   const ids = new Map<string, number>();
   for (const { ordinal, rec, line } of records(dir, info)) {
     tables.add(ordinal, rec, line);
@@ -206,6 +202,11 @@ export function addDataset(db: Db, dir: string, info: DatasetInfo) {
   addAliases(db, dir, info, (id) => ids.get(id));
   tables.finish();
 }
+
+const VERSE_SEARCH = 'SELECT v.reference, v.text FROM verses_fts JOIN verses v ON v.rowid = verses_fts.rowid WHERE verses_fts MATCH :query AND v.translation = :translation ORDER BY bm25(verses_fts) LIMIT 20';
+
+/** The named parameters a query takes, in order of first use (`:words`, `:prefixes`…). */
+export const parametersOf = (sql: string) => [...new Set([...sql.matchAll(/:([a-z_]+)/g)].map((m) => m[1]))];
 
 /**
  * A dataset's database copied into the one with everything, by SQLite itself: its schema
@@ -230,12 +231,14 @@ function copy(all: Db) {
     const exists = (name: string) => !!all.prepare('SELECT 1 FROM main.sqlite_master WHERE name = ?').get(name);
     // The file's own facts are the merged file's to write (describe).
     const own = new Set(['almanac_meta', 'almanac_readme']);
+    // SQLite's own tables (sqlite_stat1) are made by ANALYZE of the merged file.
+    const internal = (name: string) => name.startsWith('sqlite_');
     for (const o of objects) {
-      if (o.type === 'index' || shadow(o.name) || exists(o.name)) continue;
+      if (o.type === 'index' || shadow(o.name) || exists(o.name) || internal(o.name)) continue;
       all.exec(o.sql);
     }
     for (const o of objects) {
-      if (o.type !== 'table' || virtual.has(o.name) || shadow(o.name) || own.has(o.name)) continue;
+      if (o.type !== 'table' || virtual.has(o.name) || shadow(o.name) || own.has(o.name) || internal(o.name)) continue;
       // verses: every translation in one table, numbered anew.
       if (o.name === 'verses') all.exec('INSERT INTO main.verses (translation, reference, book, chapter, verse, ordinal, text, record) SELECT translation, reference, book, chapter, verse, ordinal, text, record FROM src.verses');
       else all.exec(`INSERT INTO main.${q(o.name)} SELECT * FROM src.${q(o.name)}`);
@@ -254,11 +257,13 @@ export function describe(db: Db, m: Manifest, file: string, builtAt: string) {
 }
 
 const README: [string, string][] = [
-  ['this file', 'One release of almanac (almanac_meta: release id, build date, pipeline and contract versions). almanac_datasets lists its datasets: table, records, versions, coverage and a ready search query; almanac_sources every licence and attribution; almanac_upstreams every upstream file with its sha256.'],
-  ['a dataset', 'A table named by the dataset id (geography/places -> geography_places): ordinal (the API list order), id, one typed and indexed column per filterable field, search_boost where the API ranks by popularity, and record: the record exactly as the API serves it (JSON; read fields with json_extract).'],
+  ['this file', 'One release of almanac (almanac_meta: release id, build date, pipeline and contract versions). almanac_datasets lists its datasets: table, records, versions, coverage, a ready search query (search_query) and the named parameters it takes (search_parameters, a JSON list); almanac_sources every licence and attribution; almanac_upstreams every upstream file with its sha256.'],
+  ['a dataset', 'A table named by the dataset id (geography/places -> geography_places): ordinal (the API list order), id, one indexed column per filterable field, search_boost where the API ranks by popularity, and record: the record exactly as the API serves it (JSON; read any field with json_extract(record, \'$.name\')).'],
+  ['types', 'Each column has the type its field has in the record schema: INTEGER (booleans as 0 and 1), REAL, or TEXT. Dates and times are ISO 8601 text (2026-01-01, 2024-12-03T12:00:00Z), which compare and sort as dates: date >= \'2026-01-01\'. A number is never stored as text, so length_ft >= 10000 compares numbers.'],
   ['lists', 'A filterable field holding a list has a table of its own, <table>__<field> (two underscores; ordinal, value), indexed by value: join it to the dataset table on ordinal.'],
   ['aliases', '<table>__aliases (alias, ordinal): other names and codes the API accepts in /{id}, lower case. An alias shared by several records has several rows.'],
-  ['search', '<table>__fts is an FTS5 index over the fields the API searches (rowid = ordinal). almanac_datasets.search_query ranks as the API does: records with every word whole first, then bm25 with the API field boosts, times search_boost. It takes :words, the words quoted ("north" "dakota"), and :prefixes, each word of 3 letters or more also as a prefix ("north"* "dakota"*).'],
-  ['scripture', 'verses (translation, reference such as john.3.16, book, chapter, verse, text, record) holds every translation of the file; verses_fts searches their text. study_layers, study_tokens and study_morphology hold the word-study layers: each token with its layer, references, lemma, Strong number, morphology code (decoded in study_morphology), status, confidence and licence.'],
+  ['search', '<table>__fts is an FTS5 index over the fields the API searches (rowid = ordinal). A dataset table\'s search_query ranks as the API does: records with every word whole first, then bm25 with the API field boosts, times search_boost. It takes :words, the words quoted ("north" "dakota"), and :prefixes, each word of 3 letters or more also as a prefix ("north"* "dakota"*).'],
+  ['scripture', 'verses (translation, reference such as john.3.16, book, chapter, verse, text, record) holds every translation of the file. book is a code (gen, john, 1cor): books lists each translation\'s books in canon order with code, OSIS id, name, canon_group (old, new, apocrypha), chapters and verses. verses_fts searches the text: a translation\'s search_query takes :query, an FTS5 query with each word quoted ("love" "your" "enemies"), and :translation, the translation\'s code (kjv). study_layers, study_tokens and study_morphology hold the word-study layers: each token with its layer, references, lemma, Strong number, morphology code (decoded in study_morphology), status, confidence and licence.'],
+  ['statistics', 'The file was analysed when written (ANALYZE: sqlite_stat1), so SQLite picks the most selective index for a query on several columns.'],
   ['licences', 'Each dataset keeps its own licence and attribution (almanac_sources); share-alike and attribution terms apply to what you make from it.'],
 ];

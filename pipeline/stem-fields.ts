@@ -15,9 +15,9 @@
  * - agencies: name, suborganizations (English agency names). Not short_name, domains, cities.
  * - classification-crosswalks: title, description. Not code.
  * - clinical-trials: title, official_title, conditions, interventions, keywords. Not sponsor.
- * - currencies: name, iso_name ("US Dollar", "dollars"). Not code, numeric, country_names.
+ * - currencies: name, iso_name, name_one, name_other ("US Dollar", "dollars"). Not code, numeric, country_names, symbols.
  * - economic-indicators: name, topic, short_definition, long_definition. Not id.
- * - elements: group_block ("alkali metal"). Not name, symbol, id.
+ * - elements: group_block ("alkali metal"), series ("Lanthanides"). Not name, symbol, id, symbol_name.
  * - historical-events: text (English Wikipedia). Not year_text.
  * - historical-people: occupation, description. Not name, also_known_as, birth_place.
  * - ingredients: technical_effects. Not name, other_names, id (chemical names).
@@ -48,9 +48,9 @@ export const STEMMED_FIELDS: Readonly<Record<string, readonly string[]>> = {
   agencies: ['name', 'suborganizations'],
   'classification-crosswalks': ['title', 'description'],
   'clinical-trials': ['title', 'official_title', 'conditions', 'interventions', 'keywords'],
-  currencies: ['name', 'iso_name'],
+  currencies: ['name', 'iso_name', 'name_one', 'name_other'],
   'economic-indicators': ['name', 'topic', 'short_definition', 'long_definition'],
-  elements: ['group_block'],
+  elements: ['group_block', 'series'],
   'historical-events': ['text'],
   'historical-people': ['occupation', 'description'],
   ingredients: ['technical_effects'],

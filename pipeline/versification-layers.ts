@@ -72,7 +72,7 @@ export async function layerTables(out: string, only: string[]) {
       layer: meta.id, numbering: s.name, about: s.about, against: 'kjv',
       made_by: 'npx tsx pipeline/versification-maps.ts (pipeline/versification-layers.ts: a start, then pipeline/versification-refine.ts: placements the content check finds a clearly better place for, moved)',
       inputs: { [meta.id]: meta.version, kjv: 'kjv@1.0.0', verse_map: 'morphhb wlc/VerseMap.xml' },
-      refined: { moved: refined.moved.size, rounds: refined.rounds, flagged_before: refined.before.flagged, flagged_after: refined.left.flagged },
+      content_check: { moved: refined.moved.size, rounds: refined.rounds, flagged_before: refined.before.flagged, flagged_after: refined.left.flagged },
       moved: Object.keys(table).length, unplaced_count: unplaced.length, verses: table, unplaced,
     };
     writeFileSync(path.join(out, `${s.name}.json`), `${JSON.stringify(file, null, 1)}\n`);

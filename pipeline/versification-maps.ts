@@ -107,7 +107,7 @@ async function main() {
       ...(name === 'lxx' ? { numbering: 'lxx', about: LXX_ABOUT } : {}),
       against: 'kjv',
       made_by: 'npx tsx pipeline/versification-maps.ts (sources/scripture/versification/verse-align.ts: the two texts aligned by shared words; then pipeline/versification-refine.ts: placements the content check finds a clearly better place for, moved)',
-      refined: { moved: refined.moved.size, rounds: refined.rounds, flagged_before: refined.before.flagged, flagged_after: refined.left.flagged },
+      content_check: { moved: refined.moved.size, rounds: refined.rounds, flagged_before: refined.before.flagged, flagged_after: refined.left.flagged },
       inputs: { [t.slug]: tr.edition, kjv: kjv.edition },
       moved: Object.keys(verses).length,
       unplaced_count: unplaced.length,

@@ -6,11 +6,11 @@
  */
 import { brotliCompressSync, constants as zc, gzipSync } from 'node:zlib';
 import {
-  closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync,
+  closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
 import { sha256 } from './inputs.ts';
-import { COMPRESS_MIN_BYTES, MANIFEST, bundlesDir, precompressed, currentPointer, isDatasetFile, releaseDir, releasesDir } from './paths.ts';
+import { COMPRESS_MIN_BYTES, MANIFEST, precompressed, currentPointer, isDatasetFile, releaseDir, releasesDir, tmpFolderName } from './paths.ts';
 import type { OutFile } from './shards.ts';
 
 export interface FileEntry {
@@ -38,7 +38,7 @@ const brotli = (buf: Buffer) => brotliCompressSync(buf, {
  * Writes a release file by file into a temporary folder (with compressed variants), so
  * a streamed dataset never has to sit in memory; `commit` adds the manifest, renames
  * the folder into releases/<id> and switches `current`. `abort` (or a crash) leaves the
- * live release as it was; pruneReleases removes the leftovers.
+ * live release as it was; pruneReleases (prune.ts) removes the leftovers.
  *
  * Release id: a hash of every file's path and content and of the manifest's metadata,
  * so identical builds share an id and any difference (even only a carried-forward
@@ -48,7 +48,7 @@ export class ReleaseWriter {
   private readonly tmp: string;
   private readonly entries = new Map<string, FileEntry>();
   constructor(private dist: string) {
-    this.tmp = path.join(releasesDir(dist), `.tmp-${process.pid}-${Date.now()}`);
+    this.tmp = path.join(releasesDir(dist), tmpFolderName());
     rmSync(this.tmp, { recursive: true, force: true });
     mkdirSync(this.tmp, { recursive: true });
   }
@@ -194,29 +194,4 @@ export function writeRelease(dist: string, files: OutFile[], manifestExtra: Omit
     throw err;
   }
   return w.commit(manifestExtra);
-}
-
-/**
- * Keeps the live release and the `keep` most recent others (by folder mtime) for
- * rollback; removes temporary folders left by builds that crashed.
- */
-export function pruneReleases(dist: string, keep = 2) {
-  const live = readCurrent(dist);
-  const dir = releasesDir(dist);
-  if (!existsSync(dir)) return;
-  const names = readdirSync(dir);
-  for (const d of names.filter((n) => n.startsWith('.tmp-') && !n.startsWith(`.tmp-${process.pid}-`))) {
-    rmSync(path.join(dir, d), { recursive: true, force: true });
-  }
-  const others = names
-    .filter((d) => d !== live && !d.startsWith('.tmp-'))
-    .map((d) => ({ d, t: statSync(path.join(dir, d)).mtimeMs }))
-    .sort((a, b) => b.t - a.t);
-  for (const { d } of others.slice(keep)) rmSync(path.join(dir, d), { recursive: true, force: true });
-  // A release's downloads go with it (dist/bundles/<release>).
-  const bundles = bundlesDir(dist);
-  if (!existsSync(bundles)) return;
-  for (const b of readdirSync(bundles)) {
-    if (b.startsWith('.tmp-') ? !b.startsWith(`.tmp-${process.pid}-`) : !existsSync(path.join(dir, b))) rmSync(path.join(bundles, b), { recursive: true, force: true });
-  }
 }

@@ -162,7 +162,7 @@ export default defineSource<AgencyRecord>({
     },
   },
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
-  search: { fields: ['name', 'short_name', 'suborganizations', 'domains', 'cities'], boost: { name: 3, short_name: 3 } },
+  search: { fields: ['name', 'short_name', 'suborganizations', 'domains', 'cities'], boost: { name: 3, short_name: 3 }, names: [{ field: 'short_name' }] },
   filters: [
     { param: 'level', field: 'level', description: 'federal (Federal Register agencies) or state (state and territory organisations with .gov domains)', caseInsensitive: true },
     { param: 'state', field: 'state', description: 'State level: USPS code, e.g. WI', caseInsensitive: true },

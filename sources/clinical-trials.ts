@@ -27,6 +27,7 @@
  * last_update_posted is kept (the first seen on a tie).
  */
 import { dateBounds, defineSource, type PageGet } from './contract.ts';
+import { COUNTRY_NAMES, COUNTRY_NAMES_PROVENANCE, countryNameFilter } from './vocabularies.ts';
 
 export interface TrialRecord {
   id: string; title: string; official_title: string | null; status: string; phases: string[];
@@ -230,11 +231,13 @@ export default defineSource<TrialRecord>({
     },
     attribution: 'Data from ClinicalTrials.gov, a service of the U.S. National Library of Medicine; records are provided by '
       + 'study sponsors and investigators and may change daily. Check ClinicalTrials.gov for the current record.',
-  }],
+  }, COUNTRY_NAMES_PROVENANCE],
   inputs: {
     studies: { kind: 'live', url: STUDIES_URL, format: 'json', pages: (get) => studyPages(get),
       variants: ['https://clinicaltrials.gov/api/v2/studies/ctg-studies.json'] },
     version: { kind: 'live', url: VERSION_URL, format: 'json', optional: true },
+    // The country filter's names and codes (issue 36, item 11: ?country=USA answered an empty list).
+    ...COUNTRY_NAMES,
   },
   pathParamDescription: 'NCT number, e.g. NCT01339377.',
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
@@ -248,7 +251,7 @@ export default defineSource<TrialRecord>({
     { param: 'condition', field: 'conditions', description: 'Condition exactly as registered, e.g. Breast Cancer', caseInsensitive: true },
     { param: 'sponsor', field: 'sponsor', description: 'Lead sponsor name', caseInsensitive: true },
     { param: 'study_type', field: 'study_type', description: 'INTERVENTIONAL, OBSERVATIONAL or EXPANDED_ACCESS (any case)', normalise: upperSnake },
-    { param: 'country', field: 'countries', description: 'Country of a study location, e.g. United States' },
+    countryNameFilter('country', 'countries', 'Country of a study location as the registry names it, e.g. United States, in any case.'),
     ...dateBounds('last_update_posted', 'Date the last update was posted.'),
   ],
   order: (a, b) => (a.last_update_posted < b.last_update_posted ? 1 : a.last_update_posted > b.last_update_posted ? -1 : 0),

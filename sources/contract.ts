@@ -27,8 +27,9 @@ export type InputSpec =
    * An upstream file fetched by `npm run fetch` into the cache and verified against sha256.
    * `url` is the publisher's address; `copies` are known copies of the same bytes, tried
    * in order when the publisher cannot be reached or serves bytes other than the pin.
+   * `missingNote`: as on a live input, said with the reason when an optional one is missing.
    */
-  | { kind: 'url'; url: string; sha256: string; format: InputFormat; optional?: boolean; encoding?: TextEncoding; copies?: string[] }
+  | { kind: 'url'; url: string; sha256: string; format: InputFormat; optional?: boolean; encoding?: TextEncoding; copies?: string[]; missingNote?: string }
   /**
    * A live upstream whose bytes change (a rolling feed, a monthly extract, a paged API):
    * nothing to pin, so `npm run fetch` records the sha256 and the fetch time beside the
@@ -70,8 +71,28 @@ export interface LiveInput {
    * a paged input a variant's parsed body arrives as a one-element page array.
    */
   variants?: string[];
+  /**
+   * Snapshots of the feed that others saved at one moment, each pinned by sha256 (a
+   * snapshot never changes). A folder mirror may hold them beside the feed's own path;
+   * of every form it holds, the one whose data is newest by `dataTime` is taken (the
+   * mirror's 2024 USGS feed loses to a 2025 snapshot). Over the network the publisher
+   * comes first; a snapshot stands in only when the publisher fails and no earlier fetch
+   * left a copy (a newer last good copy is never replaced by an old snapshot).
+   */
+  copies?: { url: string; sha256: string }[];
+  /**
+   * The data's own time in one fetched body, decoded as `format` (a feed's `generated`,
+   * openFDA's `meta.last_updated`): how a folder mirror's forms are compared. Null when
+   * the body gives none (it then loses to any form that does).
+   */
+  dataTime?: (body: unknown) => string | null;
   /** Build without it (normalise gets undefined). A dataset still needs one input present. */
   optional?: boolean;
+  /**
+   * Said with the build's reason when this optional input is missing (shown in /apis):
+   * e.g. that no copy of the file was reachable when the upstream mirror was made.
+   */
+  missingNote?: string;
 }
 
 export interface Licence {
@@ -184,6 +205,21 @@ export interface SearchSpec {
    * steps must count alike; the log scale suits counts (population, page views).
    */
   rankScale?: 'log' | 'linear';
+  /**
+   * A field naming the record's total when the data marks the record as a breakdown of
+   * another (a WDI series by sex: SL.UEM.TOTL.MA.NE.ZS of SL.UEM.TOTL.NE.ZS), null for
+   * the others. Such records weigh half as much in search (pipeline/search-weight.ts), so
+   * a query by the plain name finds the total before its parts (issue 36, item 8).
+   */
+  breakdown?: string;
+  /**
+   * Fields holding other names the record is known by, from its sources (a country's
+   * alternative spellings and demonyms, a currency's symbols, an element's older name):
+   * each value, alone or after the record's `with` field ("Thanksgiving Day" + "Canada"),
+   * should find the record. They must be search fields. bench/search-quality.ts makes its
+   * generated query set from them, one query per distinct name (issue 36).
+   */
+  names?: { field: string; with?: string }[];
   /**
    * For large indexes whose words are very unequal (aviation: "airport" is in 39,770 of
    * 85,836 names). Scoring a word found in tens of thousands of records dominates query

@@ -286,7 +286,13 @@ export default defineSource<CurrencyRecord>({
   pathParam: 'code',
   pathParamDescription: 'ISO 4217 code (EUR, any case) or numeric code (978).',
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
-  search: { fields: ['code', 'name', 'iso_name', 'numeric', 'country_names'], boost: { code: 3, name: 3 } },
+  // Symbols and the singular and plural names are what people call a currency ("₩", "zł",
+  // "euros"): searched too (issue 36, item 6), symbols weighed like the code.
+  search: {
+    fields: ['code', 'name', 'iso_name', 'numeric', 'country_names', 'symbol', 'narrow_symbol', 'name_one', 'name_other'],
+    boost: { code: 3, name: 3, symbol: 2, narrow_symbol: 2, name_one: 2, name_other: 2 },
+    names: [{ field: 'symbol' }, { field: 'narrow_symbol' }, { field: 'name_one' }, { field: 'name_other' }],
+  },
   filters: [
     { param: 'status', field: 'status', description: 'current or historical' },
     countryFilter('country', 'countries', 'ISO 3166-1 alpha-2 code of a country that ever used the currency, e.g. DE.'),

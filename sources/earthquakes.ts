@@ -9,7 +9,13 @@
  *
  * Inputs (each optional; any present ones are merged):
  * - all_month: every event of the past 30 days — the dataset's real basis. Not mirrored.
- * - all_week: every event of the past 7 days. Mirrored (2024-05-04, api 1.10.3).
+ * - all_week: every event of the past 7 days. Mirrored (2024-05-04, api 1.10.3), and a
+ *   newer snapshot of 2025-05-04 (api 1.14.1, 1,761 events) saved in Sudo-Ivan/usgs-data
+ *   (pretty-printed there): a pinned copy, which a folder mirror takes as the newer.
+ * - significant_month: the significant events of the past 30 days (snapshot of 2025-05-04,
+ *   19 events, the same repository): with all_week, the older significant events of the
+ *   month (12 of the 19 are not in the week). The snapshot's all_day adds nothing to its
+ *   all_week (every event of it is there, none updated later) and is not an input.
  * - m45_month: M4.5+ of the past 30 days. Mirrored copy is from 2014 (api 1.0.13), whose
  *   features differ from today's: `tz` is a number (now always null; not served either
  *   way), `tsunami` is null where today's feeds say 0 (served as false), `status` is
@@ -39,8 +45,21 @@ export interface EarthquakeRecord {
 }
 
 /** Input names in merge-priority order, with the file name used in error messages. */
-const FEEDS = [['all_month', 'all_month.geojson'], ['all_week', 'all_week.geojson'], ['m45_month', '4.5_month.geojson']] as const;
+const FEEDS = [
+  ['all_month', 'all_month.geojson'], ['all_week', 'all_week.geojson'], ['significant_month', 'significant_month.geojson'], ['m45_month', '4.5_month.geojson'],
+] as const;
 const BASE = 'https://earthquake.usgs.gov/earthquakes/feed/v1.0/summary/';
+/** The 2025-05-04 snapshots of Sudo-Ivan/usgs-data (upstream mirror provenance rows 655 and 657), pinned. */
+const SNAPSHOTS = 'https://raw.githubusercontent.com/Sudo-Ivan/usgs-data/b3c2edd616ba18b57089aa8c790bfae5fa8dc883/data/';
+export const SNAPSHOT_COPIES = {
+  all_week: { url: `${SNAPSHOTS}all_week.json`, sha256: 'c42916073cc917bed86d7e99ea14ece83a4a930ca88220809fec15faa1579bf3' },
+  significant_month: { url: `${SNAPSHOTS}significant_month.json`, sha256: '8897e80a0d9defe7f27f4ff74c7e7bab296eaddf076d03e7577d283f343f3760' },
+};
+/** A feed's metadata.generated (a live input's dataTime: which of a mirror's copies is newest). */
+const generatedOf = (body: unknown): string | null => {
+  const g = isObj(body) && isObj(body.metadata) ? body.metadata.generated : undefined;
+  return Number.isSafeInteger(g) && (g as number) > 0 ? new Date(g as number).toISOString() : null;
+};
 const WINDOW_MS = 30 * 24 * 3600 * 1000;
 const ALERTS = ['green', 'yellow', 'orange', 'red'];
 const STATUSES = ['automatic', 'reviewed', 'deleted'];
@@ -119,7 +138,7 @@ function toRecord(feature: unknown, at: string): { record: EarthquakeRecord; tim
 
 export function normaliseEarthquakes(raw: Record<string, unknown>): EarthquakeRecord[] {
   const present = feeds(raw);
-  if (present.length === 0) throw new Error('earthquakes: no feed present (all_month, all_week and 4.5_month are all missing)');
+  if (present.length === 0) throw new Error('earthquakes: no feed present (all_month, all_week, significant_month and 4.5_month are all missing)');
   const since = Math.max(...present.map((f) => f.generated)) - WINDOW_MS;
   const kept = new Map<string, { record: EarthquakeRecord; updated: number }>();
   for (const feed of present) {
@@ -184,8 +203,14 @@ export default defineSource<EarthquakeRecord>({
       + 'automatic events are preliminary and may change or be deleted',
   }],
   inputs: {
-    all_month: { kind: 'live', url: `${BASE}all_month.geojson`, format: 'json', optional: true },
-    all_week: { kind: 'live', url: `${BASE}all_week.geojson`, format: 'json', optional: true },
+    all_month: {
+      kind: 'live', url: `${BASE}all_month.geojson`, format: 'json', optional: true,
+      missingNote: 'USGS\'s 30-day feed is live only (no copy of it is mirrored): the week\'s events and the month\'s significant ones are served meanwhile',
+    },
+    all_week: { kind: 'live', url: `${BASE}all_week.geojson`, format: 'json', optional: true, copies: [SNAPSHOT_COPIES.all_week], dataTime: generatedOf },
+    significant_month: {
+      kind: 'live', url: `${BASE}significant_month.geojson`, format: 'json', optional: true, copies: [SNAPSHOT_COPIES.significant_month], dataTime: generatedOf,
+    },
     m45_month: { kind: 'live', url: `${BASE}4.5_month.geojson`, format: 'json', optional: true },
   },
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },

@@ -25,7 +25,7 @@ export interface IndicatorRecord {
   limitations: string | null; other_notes: string | null; notes_from_source: string | null; general_comments: string | null;
   related_source_links: string | null; other_web_links: string | null; related_indicators: string | null;
   licence: string; licence_url: string | null; licence_type: string | null; third_party_terms: boolean;
-  prominence: number;
+  prominence: number; breakdown_of: string | null;
 }
 
 export const WDI_FILE = 'WDISeries.csv';
@@ -59,9 +59,29 @@ function licenceOf(type: string, where: string): Pick<IndicatorRecord, 'licence'
   return { licence: `${holder} terms and conditions`, licence_url: terms.url, licence_type: type, third_party_terms: true };
 }
 
+/**
+ * The series a series breaks down by sex (issue 36, item 8): the WDI codes a series for
+ * women or men with a FE or MA segment (SL.UEM.TOTL.FE.NE.ZS, SP.DYN.LE00.MA.IN), and the
+ * same code without it is the series for both (SL.UEM.TOTL.NE.ZS, SP.DYN.LE00.IN) when the
+ * file has it: 209 of the 280 such series. Null for the others (a share such as "Primary
+ * education, pupils (% female)" has no total beside it).
+ */
+export function breakdownOf(id: string, ids: Set<string>): string | null {
+  const parts = id.split('.');
+  if (!parts.some((p) => p === 'FE' || p === 'MA')) return null;
+  const total = parts.filter((p) => p !== 'FE' && p !== 'MA').join('.');
+  return ids.has(total) ? total : null;
+}
+
 export function normaliseIndicators(text: unknown): IndicatorRecord[] {
+  const records = readIndicators(text);
+  const ids = new Set(records.map((r) => r.id));
+  return records.map((r) => ({ ...r, breakdown_of: breakdownOf(r.id, ids) }));
+}
+
+function readIndicators(text: unknown): Omit<IndicatorRecord, 'breakdown_of'>[] {
   const seen = new Set<string>();
-  return readCsv(text, { file: WDI_FILE, header: HEADER }).map(({ values: v, where }): IndicatorRecord => {
+  return readCsv(text, { file: WDI_FILE, header: HEADER }).map(({ values: v, where }) => {
     const opt = (h: (typeof HEADER)[number]) => (v[h].trim() === '' ? null : v[h].trim());
     const id = v['Series Code'];
     if (!/^[A-Za-z0-9_.]+$/.test(id)) fail(where, 'Series Code', id);
@@ -121,6 +141,7 @@ const properties = {
   licence_type: text('The file\'s "License Type" cell verbatim; null when empty'),
   third_party_terms: { type: 'boolean', description: 'True when the series is not under CC BY 4.0 (third-party terms, or no licence stated): check its terms before reuse' },
   prominence: { type: 'integer', minimum: 0, maximum: 2, description: 'Search weight from the WDI topic: 1 for its "Aggregate indicators" (GDP, GNI…), 1 more for the "US$ at current prices" family; results are weighted by 1 + prominence' },
+  breakdown_of: text('The series for both sexes that this series for women or men breaks down (its code without the FE or MA segment), when the file has it; such series weigh half in search, so a plain name finds the total first'),
 };
 
 export default defineSource<IndicatorRecord>({
@@ -132,8 +153,8 @@ export default defineSource<IndicatorRecord>({
     + 'and March 2025; the exact release date is not recorded in the copy). Definitions only: no data values, no country metadata. '
     + '1,466 series are CC BY 4.0; 28 carry third-party terms (IEA 19, SIPRI 4, Protected Planet 3, ITU 2) and 2 state no licence '
     + '(third_party_terms: true on all 30).',
-  // 0.2.0: prominence (search weight from the WDI topic).
-  contractVersion: '0.2.0',
+  // 0.2.0: prominence (search weight from the WDI topic). 0.3.0: breakdown_of.
+  contractVersion: '0.3.0',
   provenance: [
     {
       name: 'World Bank, World Development Indicators (WDI_CSV, WDISeries.csv), 2024/25 edition',
@@ -155,7 +176,8 @@ export default defineSource<IndicatorRecord>({
     },
   },
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
-  search: { fields: ['id', 'name', 'topic', 'short_definition', 'long_definition'], boost: { name: 3, id: 2 }, rank: 'prominence', rankScale: 'linear' },
+  search: { fields: ['id', 'name', 'topic', 'short_definition', 'long_definition'], boost: { name: 3, id: 2 }, rank: 'prominence', rankScale: 'linear', breakdown: 'breakdown_of' },
+  links: [{ field: 'breakdown_of', dataset: 'economic-indicators' }],
   filters: [
     { param: 'topic_group', field: 'topic_group', description: 'Topic group, e.g. Health, Education, "Economic Policy & Debt"', caseInsensitive: true },
     { param: 'topic', field: 'topic', description: 'Full topic as given', caseInsensitive: true },

@@ -32,7 +32,7 @@ export const WEIGHTS_INPUT: InputSpec = {
 };
 
 export const WEIGHTS_PROVENANCE: Provenance = {
-  name: 'mendeleev elements.db (lmmentel/mendeleev @ 580e34010f5c, 2025-09): standard atomic weights after IUPAC/CIAAW',
+  name: 'mendeleev elements.db (lmmentel/mendeleev @ 580e34010f5c, 2025-09): standard atomic weights after IUPAC/CIAAW; series and name origins',
   url: 'https://github.com/lmmentel/mendeleev',
   licence: { spdx: 'MIT', name: 'MIT License', url: 'https://github.com/lmmentel/mendeleev/blob/master/LICENSE' },
   attribution: 'mendeleev, Copyright (c) 2015 Lukasz Mentel; atomic weights from IUPAC CIAAW (ciaaw.org) and Meija et al., Pure Appl. Chem. 88 (2016) 265',

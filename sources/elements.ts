@@ -22,10 +22,11 @@
 import { parse } from 'csv-parse/sync';
 import { SMALL_DATASET_LIMIT, defineSource } from './contract.ts';
 import { WEIGHTS_INPUT, WEIGHTS_PROVENANCE, WEIGHT_PROPERTIES, atomicWeights, type WeightFields } from './elements-weights.ts';
+import { NAME_PROPERTIES, elementNames, type NameFields } from './elements-names.ts';
 
 export interface Isotope { mass_number: number; mass: number; abundance: number | null }
 
-export interface ElementRecord extends WeightFields {
+export interface ElementRecord extends WeightFields, NameFields {
   id: string; symbol: string; name: string; atomic_number: number;
   atomic_weight_2007_text: string | null; atomic_mass: number | null; monoisotopic_mass: number | null;
   period: number; group: number | null; block: 's' | 'p' | 'd' | 'f'; group_block: string;
@@ -176,6 +177,7 @@ const properties = {
   density_g_cm3: nullable('number'),
   year_discovered: { ...nullable('string'), description: '"Ancient" or a year' },
   cpk_hex_color: { type: ['string', 'null'], pattern: '^[0-9A-F]{6}$' },
+  ...NAME_PROPERTIES,
   isotopes: {
     type: 'array',
     items: { type: 'object', properties: { mass_number: { type: 'integer' }, mass: { type: 'number' }, abundance: nullable('number') },
@@ -202,7 +204,8 @@ export default defineSource<ElementRecord>({
   title: 'Chemical elements',
   description: 'The 118 chemical elements: standard atomic weights (IUPAC/CIAAW, with uncertainty and source), isotopes, periodic-table position and physical properties.',
   // 0.3.0: atomic_weight* from IUPAC/CIAAW via mendeleev; atomic_mass_text renamed atomic_weight_2007_text.
-  contractVersion: '0.3.0',
+  // 0.4.0: series, name_origin, symbol_name from mendeleev (searched: "wolfram", "lanthanides").
+  contractVersion: '0.4.0',
   provenance: [
     {
       name: 'chemical-elements 2.3.3',
@@ -234,7 +237,10 @@ export default defineSource<ElementRecord>({
   },
   pathParamDescription: 'Element symbol (Fe) or atomic number (26); also the English name, case-insensitively.',
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
-  search: { fields: ['id', 'name', 'symbol', 'group_block'], boost: { name: 3, symbol: 3 } },
+  search: {
+    fields: ['id', 'name', 'symbol', 'group_block', 'series', 'symbol_name'], boost: { name: 3, symbol: 3, symbol_name: 2 },
+    names: [{ field: 'symbol_name' }],
+  },
   // The index compares filter values as strings, so numeric fields work as ?period=4 / ?group=8.
   filters: [
     { param: 'block', field: 'block', description: 'Block: s, p, d or f', caseInsensitive: true },
@@ -260,6 +266,7 @@ export default defineSource<ElementRecord>({
     if (rows.size !== ce.length) fail('periodic-table vs chemical-elements', '(row count)', [rows.size, ce.length]);
     const pubchem = pubchemBoiling(raw.pubchem, ce.length);
     const weights = atomicWeights(raw.atomicWeights);
+    const names = elementNames(raw.atomicWeights);
 
     return (ce as CeElement[]).map((e): ElementRecord => {
       const where = `element ${e.number} (${e.symbol})`;
@@ -294,6 +301,7 @@ export default defineSource<ElementRecord>({
         density_g_cm3: num(r, at, 'density'),
         year_discovered: year(r.yearDiscovered, at),
         cpk_hex_color: cpk(colours.get(e.number), r.cpkHexColor, at),
+        ...names(e.number, e.symbol),
         isotopes: isotopes(e, where),
       };
     });

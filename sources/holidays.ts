@@ -41,12 +41,12 @@ const TYPES = ['public', 'bank', 'school', 'optional', 'observance'] as const;
 
 export interface HolidayRecord {
   id: string; country: string; subdivision: string | null; scope: 'national' | 'subdivision'; date: string; end_date: string; days: number; year: number; name: string;
-  local_name: string; type: (typeof TYPES)[number]; substitute: boolean; rule: string;
+  local_name: string; type: (typeof TYPES)[number]; substitute: boolean; rule: string; country_names: string[]; subdivision_names: string[];
 }
 
 type Names = Record<string, string> | string;
 interface Data { holidays: Record<string, Node>; names: Record<string, { name?: Names }> }
-interface Node { days?: Record<string, Record<string, unknown> | false>; states?: Record<string, Node>; regions?: Record<string, Node> }
+interface Node { days?: Record<string, Record<string, unknown> | false>; states?: Record<string, Node>; regions?: Record<string, Node>; name?: string; names?: Record<string, string> }
 
 function fail(where: string, what: string, value: unknown): never {
   throw new Error(`holidays: ${where}: unexpected ${what} ${JSON.stringify(value)}`);
@@ -75,6 +75,22 @@ function pick(names: Names | undefined, langs: string[]): string | undefined {
   return names ? Object.values(names)[0] : undefined;
 }
 
+/**
+ * What the data calls a country or subdivision (issue 36, item 6: `Thanksgiving Canada`
+ * found American Samoa's first, the records naming Canada only as CA): its `names` by
+ * language, English first, then the others in the data's order ("Schweiz", "Suisse",
+ * "Svizzera"), or its one `name`. Each once.
+ */
+function placeNames(node: Node | undefined, where: string): string[] {
+  if (!node) return [];
+  if (node.names !== undefined && (typeof node.names !== 'object' || Object.values(node.names).some((n) => typeof n !== 'string'))) fail(where, 'names', node.names);
+  if (node.name !== undefined && typeof node.name !== 'string') fail(where, 'name', node.name);
+  const byLang = Object.entries(node.names ?? {});
+  const all = [...byLang.filter(([l]) => l === 'en'), ...byLang.filter(([l]) => l !== 'en')].map(([, n]) => n);
+  if (node.name) all.unshift(node.name);
+  return [...new Set(all.map((n) => n.trim()).filter(Boolean))];
+}
+
 /** ASCII slug of the English name for ids; empty for names in other scripts. */
 const slug = (s: string) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
   .replace(/[^a-z0-9]+/g, '-').slice(0, 48).replace(/^-+|-+$/g, '');
@@ -93,9 +109,13 @@ function generate(data: Data): HolidayRecord[] {
     if (MERGED[country]) continue;
     hd.init(country, withData(data));
     const states = Object.keys(hd.getStates(country) ?? {}).sort();
+    const node = data.holidays[country];
+    const countryNames = placeNames(node, country);
     for (const state of [null, ...states]) {
       const subdivision = state === null ? null : `${country}-${state}`;
       const where = subdivision ?? country;
+      // getStates lists a country's states, or its top-level regions where it has none.
+      const subdivisionNames = state === null ? [] : placeNames((node.states ?? node.regions)?.[state], where);
       if (state === null) hd.init(country, withData(data));
       else hd.init(country, state, withData(data));
       // Without a zone the library skips moment-timezone for `start`/`end` (a third of the
@@ -133,6 +153,7 @@ function generate(data: Data): HolidayRecord[] {
           const base = `${where}-${date}-${slug(name) || 'holiday'}`;
           const rec: HolidayRecord = {
             id: base, country, subdivision, scope: subdivision ? 'subdivision' : 'national', date, end_date: end, days, year, name, local_name: local, type: h.type, substitute, rule: h.rule,
+            country_names: countryNames, subdivision_names: subdivisionNames,
           };
           (byBase.get(base) ?? byBase.set(base, []).get(base)!).push(rec);
         }
@@ -231,6 +252,8 @@ const properties = {
   type: { type: 'string', enum: [...TYPES], description: 'As the source defines: public, bank, school, optional, observance' },
   substitute: { type: 'boolean', description: 'A day a holiday was moved to (observed or substitute day)' },
   rule: str('The source\'s rule, e.g. "12-25 and if sunday then next monday"; several, joined by "; ", for a holiday the source gives one day per rule (China\'s Spring Festival)'),
+  country_names: { type: 'array', items: { type: 'string' }, description: 'The country\'s names in the source: English first, then its own languages ("Switzerland", "Schweiz", "Suisse", "Svizzera")' },
+  subdivision_names: { type: 'array', items: { type: 'string' }, description: 'The subdivision\'s names in the source ("Lower Austria", "Niederösterreich"); [] for a country-wide record' },
 };
 
 const count = { type: 'integer', minimum: 0 };
@@ -262,7 +285,8 @@ export default defineSource<HolidayRecord>({
   title: 'Public holidays',
   description: `Public, bank and school holidays and observances of over 200 countries and their subdivisions, ${FIRST_YEAR}–${LAST_YEAR}. `
     + 'Country-wide records have subdivision null; a subdivision\'s records are its complete list (national holidays included).',
-  contractVersion: '0.2.0',
+  // 0.3.0: country_names, subdivision_names (searched: "Thanksgiving Canada").
+  contractVersion: '0.3.0',
   provenance: [{
     get name() {
       return `date-holidays ${packageVersion()}`;
@@ -275,7 +299,10 @@ export default defineSource<HolidayRecord>({
   }, COUNTRY_CODES_PROVENANCE],
   inputs: { holidays: { kind: 'npm-file', package: 'date-holidays', file: 'data/holidays.json', format: 'json' }, countryCodes: COUNTRY_CODES },
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
-  search: { fields: ['name', 'local_name', 'country', 'subdivision'], boost: { name: 2, local_name: 2 } },
+  search: {
+    fields: ['name', 'local_name', 'country', 'subdivision', 'country_names', 'subdivision_names'], boost: { name: 2, local_name: 2 },
+    names: [{ field: 'country_names', with: 'name' }, { field: 'subdivision_names', with: 'name' }],
+  },
   filters: [
     countryFilter('country', 'country', 'ISO 3166-1 alpha-2 code, e.g. DE.'),
     { param: 'subdivision', field: 'subdivision', description: 'Subdivision code, e.g. DE-BY (its complete list)', caseInsensitive: true },

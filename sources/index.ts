@@ -18,7 +18,7 @@ import languages from './languages/index.ts';
 import lawsRegulations from './laws-regulations.ts';
 import nonprofits from './nonprofits.ts';
 import population from './population.ts';
-import procurement from './procurement.ts';
+import procurement from './procurement/index.ts';
 import publicCompanies from './public-companies/index.ts';
 import recalls from './recalls.ts';
 import units from './units/index.ts';

@@ -134,7 +134,7 @@ export default defineSource<IngredientRecord>({
     },
   },
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
-  search: { fields: ['name', 'other_names', 'id', 'technical_effects'], boost: { name: 3, other_names: 2 } },
+  search: { fields: ['name', 'other_names', 'id', 'technical_effects'], boost: { name: 3, other_names: 2 }, names: [{ field: 'other_names' }] },
   filters: [
     { param: 'technical_effect', field: 'technical_effects', description: 'Technical effect, e.g. "FLAVORING AGENT OR ADJUVANT"', caseInsensitive: true },
     { param: 'cfr_part', field: 'cfr_parts', description: '21 CFR part cited, e.g. 172, 184 (GRAS), 189 (prohibited)' },

@@ -16,6 +16,14 @@
  *   fetch time) is requested one calendar month at a time (~2,500 each) via
  *   conditions[publication_date][gte|lte], following next_page_url. A month reporting
  *   10,000 or more fails the fetch rather than serve a silently truncated list.
+ * - One real page of that API (`documents_page`, pinned, optional): the first page of the
+ *   search for "Gifts to Federal Employees from Foreign Government Sources" by the State
+ *   Department, 20 of its 33 notices (2008-12-22 .. 2025-01-03), fetched ~2025-03-30 and
+ *   saved (re-serialized) in dwillis/all-foreign-gifts-around-us: the copy the mirror holds,
+ *   and so the documents of a build without network. Its second page was never saved, so
+ *   13 of the search's 33 are not served. The publisher's URL is asked first; its bytes
+ *   differ from the re-serialized copy's, so the pinned copy stands in.
+ *   A document the live year also has keeps the live copy.
  *
  * Records: titles have id `title-<number>`, documents their document_number. Agencies are
  * FR's agency objects reduced to names (`name`, else `raw_name` for agencies FR could not
@@ -48,6 +56,10 @@ function onlyKeys(where: string, o: Record<string, unknown>, allowed: string[]) 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export const FR_ENDPOINT = 'https://www.federalregister.gov/api/v1/documents.json';
+/** The search page the mirror holds a copy of (see the top of this file). */
+export const FR_GIFTS_PAGE = `${FR_ENDPOINT}?conditions[agencies][]=state-department`
+  + '&conditions[term]=%22Gifts+to+Federal+Employees+from+Foreign+Government+Sources%22&page=1';
+export const FR_GIFTS_COPY = 'https://raw.githubusercontent.com/dwillis/all-foreign-gifts-around-us/0156cc6ac58868638b08ee860f573d63334fe3bd/federal_register.json';
 export const FR_FIELDS = ['abstract', 'agencies', 'citation', 'document_number', 'html_url', 'pdf_url', 'publication_date', 'title', 'type'];
 const FR_MAX_RESULTS = 10_000;
 const FR_PER_PAGE = 1000;
@@ -155,7 +167,10 @@ function documentRecords(pages: unknown): LawRecord[] {
 }
 
 export function normaliseLaws(raw: Record<string, unknown>): LawRecord[] {
-  return [...titleRecords(raw.titles), ...(raw.documents === undefined ? [] : documentRecords(raw.documents))];
+  // The live year's pages first, then the saved search page: a document in both keeps its live copy.
+  const pages = [...(raw.documents === undefined ? [] : arr('Federal Register documents', '(pages)', raw.documents)),
+    ...(raw.documents_page === undefined ? [] : [raw.documents_page])];
+  return [...titleRecords(raw.titles), ...(pages.length ? documentRecords(pages) : [])];
 }
 
 /** eCFR meta.date (YYYY-MM-DD, the date the titles are current to) as midnight UTC. */
@@ -191,8 +206,13 @@ const PD = { spdx: 'LicenseRef-US-Gov-PD', name: 'Public domain (US government w
 export default defineSource<LawRecord>({
   id: 'laws-regulations',
   title: 'Laws and regulations',
-  description: 'Titles of the Code of Federal Regulations as currently codified (eCFR) and the current year\'s '
-    + 'Federal Register documents (rules, proposed rules, notices, presidential documents).',
+  description: 'Titles of the Code of Federal Regulations as currently codified (eCFR) and Federal Register documents '
+    + '(rules, proposed rules, notices, presidential documents): the current year\'s where the network allows, and one saved '
+    + 'page of the documents API.',
+  coverage: 'eCFR titles as of the titles file\'s date. Federal Register documents: with network, every document of the current '
+    + 'year; in every build, the 20 documents of one saved page of the documents API (the State Department\'s notices on gifts '
+    + 'to federal employees from foreign governments, 2008-12-22 to 2025-01-03: 20 of that search\'s 33, its second page was '
+    + 'never saved). Search finds titles and documents alike.',
   contractVersion: '0.1.0',
   provenance: [
     {
@@ -208,7 +228,14 @@ export default defineSource<LawRecord>({
   ],
   inputs: {
     titles: { kind: 'live', url: 'https://www.ecfr.gov/api/versioner/v1/titles.json', format: 'json' },
-    documents: { kind: 'live', url: FR_ENDPOINT, format: 'json', optional: true, pages: (get) => federalRegisterPages(get) },
+    documents: {
+      kind: 'live', url: FR_ENDPOINT, format: 'json', optional: true, pages: (get) => federalRegisterPages(get),
+      missingNote: 'The current year\'s documents come from the live API only (no copy is mirrored); the saved search page\'s documents are served meanwhile',
+    },
+    documents_page: {
+      kind: 'url', url: FR_GIFTS_PAGE, sha256: '35e082c41cad1a2ff6c75638a9ba32275e1cfca0898a4b055efe1b2f2677347a', format: 'json',
+      optional: true, copies: [FR_GIFTS_COPY],
+    },
   },
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
   search: { fields: ['title', 'abstract', 'agencies'], boost: { title: 2 } },

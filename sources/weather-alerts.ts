@@ -14,8 +14,14 @@
  * Mirror variant (https://api.weather.gov/alerts/active.json, no such upstream URL): the
  * same response already trimmed by whoever saved it — no @context/title/updated, and each
  * feature reduced to {geometry, properties} — then wrapped back into a FeatureCollection.
- * It therefore has no upstream time (upstreamTime → null). Both forms are accepted: when a
- * feature has `id`/`type` they are checked against properties["@id"] / "Feature".
+ * It therefore has no `updated`: its upstream time is the newest alert's `sent` instead (a
+ * lower bound of when NWS made the list). Both forms are accepted: when a feature has
+ * `id`/`type` they are checked against properties["@id"] / "Feature".
+ *
+ * Snapshot (https://api.weather.gov/alerts/active of 2025-03-17T17:09:31Z, 622 alerts, the
+ * full response with @context, title, updated and each feature's own id and type; saved
+ * pretty-printed in RuthannO/Weather-Alerts): a pinned copy, which a folder mirror takes
+ * over the trimmed variant because its data is newer (`updated`; the variant has none).
  *
  * Decisions:
  * - Times are served as ISO 8601 UTC (…Z) so the from/to bounds compare one timeline; the
@@ -45,6 +51,11 @@ export interface WeatherAlertRecord {
 }
 
 export const ALERTS_URL = 'https://api.weather.gov/alerts/active';
+/** The complete response of 2025-03-17 (upstream mirror provenance row 658), pinned. */
+export const ALERTS_SNAPSHOT = {
+  url: 'https://raw.githubusercontent.com/RuthannO/Weather-Alerts/dbbdd001324ce42f0887d07e43861932cec7d0c8/weather_alerts.json',
+  sha256: 'e2a273f2ff3768e2e8560fd445bc2210d691813545d82515b1e578d138eab63b',
+};
 // CAP 1.2 value lists (OASIS CAP v1.2 §3.2), as api.weather.gov spells them.
 const CAP = {
   status: ['Actual', 'Exercise', 'System', 'Test', 'Draft'],
@@ -157,11 +168,22 @@ export function normaliseAlerts(raw: Record<string, unknown>): WeatherAlertRecor
   }));
 }
 
-/** The response's top-level `updated` (when NWS generated it); the trimmed mirror copy has none → null. */
+/**
+ * When NWS made this list: the response's top-level `updated`; where the response lacks it
+ * (the trimmed mirror copy), the newest `sent` of its alerts, a lower bound of that time
+ * (issue 36, item 10: the mirrored 2024 alerts said upstream_time null and stale false, as
+ * the fetch time alone was judged, though every one of them had ended). Null only for a
+ * response with neither (no alerts at all).
+ */
 export function alertsUpstreamTime(raw: Record<string, unknown>): string | null {
-  const times = bodies(raw.alerts).map((b, i) => (b.updated === undefined ? null : utc(`alerts/active page ${i}`, 'updated', b.updated)));
-  const known = times.filter((t): t is string => t !== null).sort();
-  return known.length ? known[known.length - 1] : null;
+  const list = bodies(raw.alerts);
+  const newest = (times: string[]) => (times.length ? times.sort()[times.length - 1] : null);
+  const updated = newest(list.flatMap((b, i) => (b.updated === undefined ? [] : [utc(`alerts/active page ${i}`, 'updated', b.updated)])));
+  if (updated !== null) return updated;
+  return newest(list.flatMap((b, i) => (b.features as unknown[]).map((f, k) => {
+    const p = isObj(f) && isObj(f.properties) ? f.properties : fail(`alerts/active page ${i} feature ${k}`, 'properties', f);
+    return utc(`alerts/active page ${i} feature ${k}`, 'properties.sent', p.sent);
+  })));
 }
 
 const nullable = (type: string, extra: Record<string, unknown> = {}) => ({ type: [type, 'null'], ...extra });
@@ -213,7 +235,11 @@ export default defineSource<WeatherAlertRecord>({
       + 'authoritative and current source; do not rely on this copy for life-safety decisions',
   }],
   inputs: {
-    alerts: { kind: 'live', url: ALERTS_URL, format: 'json', variants: [`${ALERTS_URL}.json`] },
+    alerts: {
+      kind: 'live', url: ALERTS_URL, format: 'json', variants: [`${ALERTS_URL}.json`], copies: [ALERTS_SNAPSHOT],
+      // The response's `updated`: the trimmed variant has none, so any form that has one is newer.
+      dataTime: (body) => (isObj(body) && typeof body.updated === 'string' ? body.updated : null),
+    },
   },
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
   search: { fields: ['headline', 'event', 'area_desc', 'description'], boost: { event: 3, headline: 2 } },

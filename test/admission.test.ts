@@ -1,11 +1,15 @@
 /**
  * The Node server's admission (server/node/admission.ts): at most `max` requests worked on
  * at once, the rest started in arrival order as slots free, a failure frees its slot, 0
- * means no limit; ALMANAC_MAX_ACTIVE is checked. (That /healthz is never queued, and what
- * the limit does to the first seconds after a start, is measured by `npm run bench:traffic`.)
+ * means no limit; ALMANAC_MAX_ACTIVE is checked. Issue 38 item 3: a lane per cost class, so
+ * a lookup waits only for lookups (unit and over HTTP; `npm run bench:lanes` measures it
+ * under 40 clients of cold study ranges), and a request whose client left is dropped.
+ * (What the limit does to the first seconds after a start: `npm run bench:traffic`.)
  */
-import { describe, expect, it } from 'vitest';
-import { Admission, DEFAULT_MAX_ACTIVE, maxActive } from '../server/node/admission.ts';
+import { describe, expect, inject, it } from 'vitest';
+import { Admission, DEFAULT_MAX_ACTIVE, laneSizes, maxActive } from '../server/node/admission.ts';
+import type { CoreRequest } from '../server/http/request.ts';
+import { startServer } from './helpers.ts';
 
 const deferred = () => {
   let resolve!: () => void, reject!: (e: Error) => void;
@@ -32,7 +36,7 @@ describe('admission', () => {
     }).catch((e: Error) => e.message));
     await tick();
     expect(started).toEqual([0, 1]);
-    expect(a.queued).toBe(3);
+    expect(a.queued()).toBe(3);
     gates[1].reject(new Error('boom'));
     await tick();
     expect(started).toEqual([0, 1, 2]);
@@ -42,7 +46,7 @@ describe('admission', () => {
     for (const g of gates.slice(2)) g.resolve();
     expect(await Promise.all(done)).toEqual([0, 'boom', 2, 3, 4]);
     expect(most).toBe(2);
-    expect(a.queued).toBe(0);
+    expect(a.queued()).toBe(0);
     // The slots are all free again: two start at once.
     const more = [deferred(), deferred()];
     const seen: number[] = [];
@@ -69,5 +73,89 @@ describe('admission', () => {
     expect(maxActive({ ALMANAC_MAX_ACTIVE: '0' })).toBe(0);
     expect(maxActive({ ALMANAC_MAX_ACTIVE: '32' })).toBe(32);
     for (const bad of ['-1', '1.5', 'eight', '', '20000']) expect(() => maxActive({ ALMANAC_MAX_ACTIVE: bad }), bad).toThrow(/ALMANAC_MAX_ACTIVE must be a whole number/);
+  });
+
+  it('ALMANAC_LANES: off (one queue), or search=N,range=N; anything else a clear error; ALMANAC_MAX_ACTIVE=0 turns every lane off', () => {
+    expect(laneSizes({})).toEqual({ lookup: 4, search: 2, range: 2, shared: false });
+    expect(laneSizes({ ALMANAC_LANES: 'range=1', ALMANAC_MAX_ACTIVE: '8' })).toEqual({ lookup: 8, search: 2, range: 1, shared: false });
+    expect(laneSizes({ ALMANAC_LANES: ' range = 3 , search=5' })).toEqual({ lookup: 4, search: 5, range: 3, shared: false });
+    expect(laneSizes({ ALMANAC_LANES: 'off' })).toEqual({ lookup: 4, search: 4, range: 4, shared: true });
+    expect(laneSizes({ ALMANAC_MAX_ACTIVE: '0', ALMANAC_LANES: 'range=1' })).toEqual({ lookup: 0, search: 0, range: 0, shared: false });
+    for (const bad of ['lookup=2', 'range', 'range=-1', 'range=two', 'on']) expect(() => laneSizes({ ALMANAC_LANES: bad }), bad).toThrow(/ALMANAC_LANES/);
+  });
+});
+
+describe('lanes (issue 38, item 3)', () => {
+  it('a lookup waits only for lookups: with the range and search lanes full and queued, it starts at once', async () => {
+    const a = new Admission({ lookup: 2, search: 1, range: 1, shared: false });
+    const gates = Array.from({ length: 10 }, deferred);
+    const started: string[] = [];
+    const runs = gates.map((g, i) => a.run(async () => { started.push(`${i < 5 ? 'range' : 'search'} ${i}`); await g.promise; }, i < 5 ? 'range' : 'search'));
+    await tick();
+    expect(started).toEqual(['range 0', 'search 5']);
+    expect([a.queued('range'), a.queued('search'), a.queued('lookup')]).toEqual([4, 4, 0]);
+    let looked = false;
+    await a.run(async () => { looked = true; }, 'lookup');
+    expect(looked).toBe(true);
+    expect(a.enter('free')).toBeUndefined(); // /healthz, /readyz
+    for (const g of gates) g.resolve();
+    await Promise.all(runs);
+    expect(a.queued()).toBe(0);
+  });
+
+  it('ALMANAC_LANES=off puts every class in one first-come queue (the behaviour before issue 38)', async () => {
+    const a = new Admission(laneSizes({ ALMANAC_LANES: 'off', ALMANAC_MAX_ACTIVE: '1' }));
+    const g = deferred();
+    const first = a.run(() => g.promise, 'range');
+    await tick();
+    let looked = false;
+    const lookup = a.run(async () => { looked = true; }, 'lookup');
+    await tick();
+    expect(looked).toBe(false);
+    g.resolve();
+    await Promise.all([first, lookup]);
+    expect(looked).toBe(true);
+  });
+
+  it('a request whose client left while it waited is dropped when its turn comes, and its slot passes on', async () => {
+    const a = new Admission({ lookup: 1, search: 1, range: 1, shared: false });
+    const req = (gone: boolean): CoreRequest => ({ method: 'GET', url: '/', header: () => undefined, gone: () => gone });
+    expect(a.enter('range', req(false))).toBeUndefined();
+    const left = a.enter('range', req(true))!;
+    const stays = a.enter('range', req(false))!;
+    a.leave('range');
+    expect(await left).toBe(false);
+    expect(await stays).toBe(true);
+    a.leave('range');
+    expect(a.enter('range', req(false))).toBeUndefined(); // the lane is free again
+    a.leave('range');
+  });
+
+  it('over HTTP: a lookup sent after ten study ranges is answered before all but a few of them (one queue: after five or more)', async () => {
+    const srv = await startServer(inject('sharedDist'));
+    try {
+      const key = srv.key();
+      const h = { authorization: `Bearer ${key}` };
+      const ref = (c: number) => `/api/v1/study/kjv/range?from=gen.${c}.1&to=gen.${c + 1}.5`;
+      const ok = await fetch(srv.base + ref(1), { headers: h });
+      expect(ok.status, await ok.text()).toBe(200);
+      let done = 0;
+      // Counted when the head arrives: the server composes the whole body before it answers.
+      const ranges = Array.from({ length: 10 }, (_, i) => fetch(srv.base + ref(3 + i * 2), { headers: h }).then(async (r) => {
+        done++;
+        await r.arrayBuffer();
+        return r.status;
+      }));
+      // Every range is in the server (admitted or queued) before the lookup is sent.
+      for (let i = 0; i < 1000 && srv.app.admission.queued() < 5; i++) await new Promise((r) => setTimeout(r, 5));
+      expect(srv.app.admission.queued()).toBeGreaterThanOrEqual(5);
+      const lookup = await fetch(`${srv.base}/apis/elements/Fe`, { headers: h });
+      const before = done;
+      expect(lookup.status).toBe(200);
+      expect(before).toBeLessThanOrEqual(3);
+      expect(await Promise.all(ranges)).toEqual(Array(10).fill(200));
+    } finally {
+      await srv.close();
+    }
   });
 });

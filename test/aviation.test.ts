@@ -133,6 +133,9 @@ describe('aviation over HTTP (fixture release)', () => {
   it('filters by type, country, region, scheduled service, bbox and near; bad values are a 400 naming the parameter', async () => {
     expect((await get('/apis/aviation/airports?scheduled_service=true')).body.data.map((r: any) => r.id).sort()).toEqual(expect.arrayContaining(['EGLL', 'KJFK', 'KLAX']));
     expect((await get('/apis/aviation/airports?country=gb')).body.data.map((r: any) => r.id)).toEqual(['EGLL']);
+    // Alpha-3 and numeric codes too, as every country filter (issue 36, item 11: ?country=USA was a 400).
+    for (const code of ['GBR', 'gbr', '826']) expect((await get(`/apis/aviation/airports?country=${code}`)).body.data.map((r: any) => r.id), code).toEqual(['EGLL']);
+    expect((await get('/apis/aviation/airports?type=large_airport&country=USA')).body.meta.total).toBe(2);
     expect((await get('/apis/aviation/airports?region=US-NY')).body.data.map((r: any) => r.id)).toEqual(['KJFK']);
     expect((await get('/apis/aviation/airports?type=large_airport&country=US')).body.meta.total).toBe(2);
     expect((await get('/apis/aviation/airports?bbox=-75,40,-73,41')).body.data.map((r: any) => r.id).sort()).toEqual(['00A', 'KJFK']);

@@ -16,6 +16,7 @@ import { untar } from '../pipeline/tar.ts';
 import { AmbiguousId, open } from '../reader/index.ts';
 import { createApp } from '../server/node/server.ts';
 import { bundleRelease } from '../server/cli/serve.ts';
+import { withDownloads } from '../server/cli/build.ts';
 import { parseRange } from '../server/api/downloads.ts';
 import { OpenApiChecker } from './openapi-check.ts';
 import { cleanup, quiet, startServer, tempDir, type Running } from './helpers.ts';
@@ -99,15 +100,42 @@ describe('npm run bundle', () => {
   });
 
   it('counts the downloads complete only while every file is whole (an identical rebuild keeps them, a cut file is written again)', async () => {
-    expect(bundleComplete(dist, downloads.release)).toBe(true);
+    expect(await bundleComplete(dist, downloads.release)).toBe(true);
     const file = path.join(out, 'elements.sqlite.gz');
     const whole = readFileSync(file);
     truncateSync(file, 100);
-    expect(bundleComplete(dist, downloads.release)).toBe(false);
+    expect(await bundleComplete(dist, downloads.release)).toBe(false);
     writeFileSync(file, whole);
-    expect(bundleComplete(dist, downloads.release)).toBe(true);
+    expect(await bundleComplete(dist, downloads.release)).toBe(true);
+  });
+
+  // Issue 40, item 4: sizes alone kept a same-size damaged file, served under its old sha256.
+  it('does not keep a same-size damaged download: the build writes it again, saying which file and why', async () => {
+    const file = path.join(out, 'elements.sqlite.gz');
+    const whole = readFileSync(file);
+    try {
+      writeFileSync(file, damaged(whole));
+      expect(readFileSync(file).length).toBe(whole.length);
+      expect(await bundleComplete(dist, downloads.release)).toBe(false);
+      const lines: string[] = [];
+      await withDownloads({ ALMANAC_DIST: dist }, (l) => lines.push(l))!(dist, downloads.release);
+      expect(lines[0]).toBe(`downloads of ${downloads.release}: written again: elements.sqlite.gz has sha256 ${sha(damaged(whole))}, download.json says ${sha(whole)}`);
+      expect(sha(readFileSync(file))).toBe(sha(whole));
+      lines.length = 0;
+      await withDownloads({ ALMANAC_DIST: dist }, (l) => lines.push(l))!(dist, downloads.release);
+      expect(lines).toEqual([`downloads of ${downloads.release}: already written, each file checked against its sha256, kept`]);
+    } finally {
+      writeFileSync(file, whole);
+    }
   });
 });
+
+/** The same bytes with 64 of them in the middle turned over: same size, other sha256. */
+const damaged = (b: Buffer) => {
+  const d = Buffer.from(b);
+  for (let i = d.length >> 1; i < (d.length >> 1) + 64; i++) d[i] ^= 0xff;
+  return d;
+};
 
 describe('reader (no server running)', () => {
   it('opens all.tar.gz extracted and reads a record by id and by alias, a verse, and searches', () => {
@@ -213,6 +241,28 @@ describe('/apis/downloads', () => {
     expect(() => parseRange('bytes=-0', 10)).toThrow();
   });
 
+  it('never serves a download whose bytes differ from its sha256: a same-size damaged file answers 503 release_corrupt (for a Range too), /healthz says so, and the repaired file is served again', async () => {
+    const a = downloads.archives.find((x) => x.file === 'bible-kjv.sqlite.gz')!;
+    const file = path.join(out, a.file);
+    const whole = readFileSync(file);
+    expect((await get(`/apis/downloads/${a.file}`)).status).toBe(200); // checked once, kept by its signature
+    try {
+      writeFileSync(file, damaged(whole));
+      for (const headers of [{}, { range: 'bytes=0-99' }] as Record<string, string>[]) {
+        const res = await get(`/apis/downloads/${a.file}`, headers);
+        expect(res.status).toBe(503);
+        expect((await res.json()).error).toMatchObject({ code: 'release_corrupt', details: { file: `downloads/${a.file}` } });
+      }
+      expect(await (await fetch(`${srv.base}/healthz`)).json()).toMatchObject({ status: 'degraded', corrupt_files: [`downloads/${a.file}`] });
+    } finally {
+      writeFileSync(file, whole);
+    }
+    const res = await get(`/apis/downloads/${a.file}`);
+    expect(res.status).toBe(200);
+    expect(sha(Buffer.from(await res.arrayBuffer()))).toBe(a.sha256);
+    expect(await (await fetch(`${srv.base}/healthz`)).json()).toMatchObject({ status: 'ok' });
+  });
+
   it('serves download.json and SHA256SUMS, and nothing outside the list', async () => {
     const m = await get(`/apis/downloads/${DOWNLOADS}`);
     expect((await m.json()).release).toBe(downloads.release);
@@ -238,6 +288,9 @@ describe('serve --bundle <dir> --open', () => {
       expect(kjvRes.status).toBe(404);
       expect((await kjvRes.json()).error.code).toBe('translation_unavailable');
       expect((await (await fetch(`${base}/apis/openapi.json`)).json()).error.code).toBe('not_found'); // only all.tar.gz carries it
+      // Issue 40: it told the user of a bundle to run npm run build.
+      expect((await (await fetch(`${base}/apis/downloads`)).json()).meta).toEqual({ release: downloads.release, total: 0,
+        note: 'this server serves an extracted offline bundle (npm run serve -- --bundle), which holds no downloads: the server it came from lists them at /apis/downloads' });
     } finally {
       await app.close();
     }

@@ -10,6 +10,7 @@ import { MANIFEST, mirrorLocation, releaseDir } from '../pipeline/paths.ts';
 import { readCurrent } from '../pipeline/writer.ts';
 import source, { normaliseCrosswalks } from '../sources/crosswalks/index.ts';
 import type { CodeRecord } from '../sources/crosswalks/common.ts';
+import { cutCrossReferences } from '../sources/crosswalks/cross-references.ts';
 import { readWorkbook, type Workbook } from '../sources/readers/xlsx.ts';
 import { MIRROR_ROOT, NEEDS_MIRROR, cleanup, quiet, startServer, tempDir } from './helpers.ts';
 import { serveFixtures, type FixtureServer } from './fixture-release.ts';
@@ -77,11 +78,28 @@ describe('classification-crosswalks normalise (fixtures cut from the real files)
     expect(by.get('isic-4:9810')!.relations[0]).toMatchObject({ id: null, code: null, title: 'Multiple NAICS industries', system: 'naics-2017' });
   });
 
-  it('HS: sections and parents; Comtrade TOTAL rows left out; no relation invented for HS or NAICS 2022', () => {
+  it('HS: sections and parents; Comtrade TOTAL rows left out; no relation invented for HS, NAICS 2022 only those its descriptions state', () => {
     expect(by.get('hs-2022:010121')).toMatchObject({ level: 6, level_name: 'subheading', parent: 'hs-2022:0101', section: 'I', section_title: 'live animals; animal products' });
     expect(by.get('hs-2022:84')!.section_title).toMatch(/^Machinery and mechanical appliances/);
     expect(records.some((r) => r.code === '99' || r.code === 'TOTAL')).toBe(false);
-    expect(records.filter((r) => r.system === 'hs-2022' || r.system === 'naics-2022').every((r) => r.relations.length === 0)).toBe(true);
+    expect(records.filter((r) => r.system === 'hs-2022').every((r) => r.relations.length === 0)).toBe(true);
+    expect(records.filter((r) => r.system === 'naics-2022').flatMap((r) => r.relations).every((x) => x.source === 'census-naics-2022-descriptions')).toBe(true);
+  });
+
+  it('takes the dangling cross-reference heading off NAICS descriptions (the files cut the lists), saying where a list was cut (issue 36, item 10)', () => {
+    const described = (x: CodeRecord) => x.system === 'naics-2022' || x.system === 'naics-2017';
+    for (const r of records.filter(described)) {
+      expect(r.description ?? '', r.id).not.toMatch(/Cross-references\.|--\s*$/i);
+      expect(typeof r.cross_references_omitted, r.id).toBe('boolean');
+    }
+    expect(records.filter((r) => !described(r)).every((r) => r.cross_references_omitted === null)).toBe(true);
+    // The real endings (2022 descriptions file): a cut list, an empty heading, the Government variant, lower-case "references".
+    expect(cutCrossReferences('This industry comprises establishments primarily engaged in growing rice.\r\n\r\nCross-References. Establishments primarily engaged in--'))
+      .toEqual({ description: 'This industry comprises establishments primarily engaged in growing rice.', cross_references_omitted: true });
+    expect(cutCrossReferences('growing soybeans and/or producing soybean seeds.\r\n\r\nCross-References.')).toEqual({ description: 'growing soybeans and/or producing soybean seeds.', cross_references_omitted: false });
+    expect(cutCrossReferences('natural gas.\r\n\r\nCross-references.  Establishments primarily engaged in--').cross_references_omitted).toBe(true);
+    expect(cutCrossReferences('Cross-References. Government establishments primarily engaged in--')).toEqual({ description: null, cross_references_omitted: true });
+    expect(() => cutCrossReferences('Cross-References. Establishments primarily engaged in--\r\nGrowing wheat.')).toThrow(/Cross-References \(not at the end\)/);
   });
 
   it('fails naming file, row and field on a changed header, disagreeing 2022 lists or a relation to an unknown code', async () => {
@@ -137,7 +155,7 @@ describe('classification-crosswalks served from the fixtures (NAICS 2017 from th
 });
 
 describe('classification-crosswalks from the mirrored files', () => {
-  it.skipIf(!MIRROR_ROOT)(`builds every code of the five systems from the real workbooks ${NEEDS_MIRROR}`, async () => {
+  it.skipIf(!MIRROR_ROOT)(`builds every code of the five systems from the real workbooks; stop words, NAICS descriptions and their cross-references (issue 36) ${NEEDS_MIRROR}`, async () => {
     for (const spec of Object.values(source.inputs)) {
       if (spec.kind !== 'url') continue;
       // The publisher's address, else the known copy the mirror holds (the NAICS 2022 lists).
@@ -178,6 +196,31 @@ describe('classification-crosswalks from the mirrored files', () => {
         expect(dentists.filter((id: string) => id.endsWith(':621210'))).toEqual(['naics-2022:621210', 'naics-2017:621210', 'naics-2012:621210']);
         expect(dentists.indexOf('naics-2022:621210')).toBeLessThan(5);
         expect((await get('/apis/classification-crosswalks/111110')).error.details.candidates).toEqual(['naics-2012:111110', 'naics-2017:111110', 'naics-2022:111110']);
+
+        // Issue 36, item 7: "and" is in most descriptions; it used to push the query past the scoring
+        // budget into match-kind order (Community Housing Services first). Now it ranks as without it.
+        const ids = async (q: string) => (await get(`/apis/classification-crosswalks/search?q=${encodeURIComponent(q)}&limit=20`)).data.map((r: { id: string }) => r.id);
+        const hotels = await ids('hotels and motels');
+        expect(hotels[0]).toBe('naics-2022:721110');
+        expect(hotels).toEqual(await ids('hotels motels'));
+        // Item 10: no description ends in the files' dangling heading; the 827 cut lists are flagged.
+        const all = [];
+        for (let offset = 0; ; offset += 100) {
+          const page = await get(`/apis/classification-crosswalks?system=naics-2022&limit=100&offset=${offset}`);
+          all.push(...page.data);
+          if (!page.meta.next) break;
+        }
+        expect(all.length).toBe(2125);
+        expect(all.filter((r: CodeRecord) => /Cross-references\.|--\s*$/i.test(r.description ?? '')).map((r: CodeRecord) => r.id)).toEqual([]);
+        expect(all.filter((r: CodeRecord) => r.cross_references_omitted).length).toBe(827);
+        // ... and NAICS 2022 codes carry the codes their descriptions name, on both records (93 codes, 196 relations).
+        expect(all.filter((r: CodeRecord) => r.relations.length).length).toBe(93);
+        const farming = (await get('/apis/classification-crosswalks/naics-2022:11')).data;
+        expect(farming.relations.map((r: { id: string }) => r.id)).toEqual(expect.arrayContaining(['naics-2022:54171', 'naics-2022:92412']));
+        expect(farming.related_systems).toEqual(['naics-2022']);
+        const rnd = (await get('/apis/classification-crosswalks/naics-2022:54171')).data;
+        expect(rnd.relations.find((r: { id: string }) => r.id === 'naics-2022:11')).toMatchObject({ source: 'census-naics-2022-descriptions', note: expect.stringMatching(/classified in Industry 54171/) });
+        expect((await get('/apis/classification-crosswalks?system=naics-2022&related_system=naics-2022&limit=1')).meta.total).toBe(93);
       } finally {
         await srv.close();
         cleanup(srv.stateDir);

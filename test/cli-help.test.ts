@@ -6,6 +6,7 @@
  * 23 of them ~17 s of the suite (issue 28: suite time).
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../pipeline/paths.ts';
@@ -53,6 +54,35 @@ describe('every command', () => {
     expect(r.err + r.out).toMatch(/usage: /);
     expect(r.err).not.toMatch(/\n\s+at /);
   }, 300_000);
+});
+
+describe('issue 38 item 10: npm run compile and npm test answer --help too', () => {
+  const node = (args: string[]) => spawnSync(process.execPath, args, { cwd: PROJECT_ROOT, encoding: 'utf8' });
+  const stamp = path.join(PROJECT_ROOT, 'lib', '.compiled');
+
+  it('compile --help prints its usage and compiles nothing (lib/ untouched, even under a running server); an unknown option is refused, exit 2', () => {
+    const before = statSync(stamp).mtimeMs;
+    const help = node(['bin/compile.mjs', '--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^usage: npm run compile/m);
+    expect(statSync(stamp).mtimeMs).toBe(before);
+    const bad = node(['bin/compile.mjs', '--bogus']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/Unknown option '--bogus'\nusage: npm run compile/);
+    expect(statSync(stamp).mtimeMs).toBe(before);
+  });
+
+  it('npm test -- --help prints its usage; an unknown option is one line and the usage, exit 2, no stack trace (checked before the type check runs)', () => {
+    const help = node(['bin/test.mjs', '--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^usage: npm test/m);
+    for (const bad of ['--bogus', '-Z', '--no-such-thing=1']) {
+      const r = node(['bin/test.mjs', bad]);
+      expect(r.status, bad).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`^npm test: Unknown option '${bad}'\nusage: npm test`));
+      expect(r.stderr + r.stdout).not.toMatch(/\n\s+at /);
+    }
+  });
 });
 
 describe('a user error at start', () => {

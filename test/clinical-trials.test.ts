@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import source, { FIELDS, MAX_PAGES, STUDIES_URL, studyPages, type TrialRecord } from '../sources/clinical-trials.ts';
@@ -28,6 +29,31 @@ describe('clinical-trials source', () => {
     for (const f of source.filters) expect(Object.keys(source.schema.properties)).toContain(f.field);
     expect(source.filters.map((f) => f.param)).toEqual(['status', 'phase', 'condition', 'sponsor', 'study_type', 'country', 'from', 'to']);
     expect(source.provenance[0].licence.url).toBe('https://clinicaltrials.gov/about-site/terms-conditions');
+  });
+});
+
+describe('clinical-trials country filter (issue 36, item 11: ?country=USA answered an empty list)', () => {
+  const require = createRequire(import.meta.url);
+  const raw = {
+    worldCountries: require('world-countries/countries.json'), enTerritories: require('cldr-localenames-full/main/en/territories.json'),
+    countryCodes: require('cldr-core/supplemental/codeMappings.json'),
+  };
+  const filter = source.filters.find((f) => f.param === 'country')!;
+  const aliases = filter.valueAliases!(raw);
+
+  it('takes the registry\'s country names in any case, and each country\'s alpha-2, alpha-3 and numeric codes', () => {
+    expect(filter.caseInsensitive).toBe(true);
+    expect(aliases('United States', {})).toEqual(['US', 'USA', '840']);
+    expect(aliases('Korea, Republic of', {})).toEqual(['KR', 'KOR', '410']);
+    expect(aliases('Turkey', {})).toEqual(['TR', 'TUR', '792']);
+    expect(aliases('Nowhere Land', {})).toEqual([]);
+  });
+
+  it.skipIf(!MIRROR_ROOT)(`knows the code of every country the mirrored studies name ${NEEDS_MIRROR}`, () => {
+    const file = path.join(MIRROR_ROOT!, 'clinicaltrials.gov/api/v2/studies/ctg-studies.json');
+    const names = [...new Set(source.normalise({ studies: [JSON.parse(fs.readFileSync(file, 'utf8'))] }).flatMap((r) => r.countries))];
+    expect(names.length).toBe(25);
+    expect(names.filter((n) => aliases(n, {}).length !== 3)).toEqual([]);
   });
 });
 

@@ -59,6 +59,13 @@ describe('/apis statuses follow the platform spec', () => {
     expect(counties.body.data).toHaveLength(2);
   });
 
+  it('the catalogue says which optional input a dataset was built without, and why (issue 37, item 7: subcounty populations)', async () => {
+    const { body } = await get('/apis');
+    const entry = body.data.find((d: any) => d.dataset === 'population-demographics');
+    expect(entry).toMatchObject({ status: 'available', missing_inputs: [{ input: 'subcounties', reason: expect.stringMatching(/sub-est2024\.csv was not fetched.*no copy of it was reachable/) }] });
+    expect(body.data.find((d: any) => d.dataset === 'units').missing_inputs).toBeUndefined();
+  });
+
   it('one rule for repeated credentials on both surfaces: the same key any number of times is one credential, billed once; different keys are refused (item 11)', async () => {
     const twice = (name: string, a: string, b = a) => {
       const h = new Headers();

@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import earthquakes, { type EarthquakeRecord } from '../sources/earthquakes.ts';
+import earthquakes, { SNAPSHOT_COPIES, type EarthquakeRecord } from '../sources/earthquakes.ts';
+import { sha256 } from '../pipeline/inputs.ts';
+import { mirrorLocation } from '../pipeline/paths.ts';
 import { MIRROR_ROOT, NEEDS_MIRROR } from './helpers.ts';
 
 /** Fixtures in the feeds' own format: all_week (2024, api 1.10.3, real events), 4.5_month (2014, api 1.0.13, real
@@ -19,15 +21,21 @@ function expectValid(records: EarthquakeRecord[]) {
 }
 
 describe('earthquakes source definition', () => {
-  it('declares three optional live feeds, filters and search on schema fields', () => {
+  it('declares four optional live feeds (two with their pinned 2025 snapshots), filters and search on schema fields', () => {
     expect(earthquakes.id).toBe('earthquakes');
     expect(earthquakes.contractVersion).toBe('0.1.0');
     const base = 'https://earthquake.usgs.gov/earthquakes/feed/v1.0/summary/';
     expect(earthquakes.inputs).toEqual({
-      all_month: { kind: 'live', url: `${base}all_month.geojson`, format: 'json', optional: true },
-      all_week: { kind: 'live', url: `${base}all_week.geojson`, format: 'json', optional: true },
+      all_month: { kind: 'live', url: `${base}all_month.geojson`, format: 'json', optional: true, missingNote: expect.stringMatching(/live only/) },
+      all_week: { kind: 'live', url: `${base}all_week.geojson`, format: 'json', optional: true, copies: [SNAPSHOT_COPIES.all_week], dataTime: expect.any(Function) },
+      significant_month: { kind: 'live', url: `${base}significant_month.geojson`, format: 'json', optional: true, copies: [SNAPSHOT_COPIES.significant_month], dataTime: expect.any(Function) },
       m45_month: { kind: 'live', url: `${base}4.5_month.geojson`, format: 'json', optional: true },
     });
+    // Which of a mirror's copies is newest: the feed's own generated time.
+    const dataTime = (earthquakes.inputs.all_week as { dataTime: (b: unknown) => string | null }).dataTime;
+    expect(dataTime(fixture('snapshot-2025-all_week.json'))).toBe('2025-05-04T14:38:52.000Z');
+    expect(dataTime(fixture('all_week.geojson'))).toMatch(/^2024-05-04T/);
+    expect(dataTime({ type: 'FeatureCollection' })).toBeNull();
     const fields = Object.keys(earthquakes.schema.properties);
     expect(fields[0]).toBe('id');
     expect(earthquakes.schema.required).toEqual(fields);
@@ -38,6 +46,32 @@ describe('earthquakes source definition', () => {
     expect(earthquakes.filters.find((f) => f.param === 'to')!.compare).toEqual({ op: 'max', type: 'date' });
     expect(earthquakes.geo).toEqual({ lat: 'latitude', lon: 'longitude' });
     expect(earthquakes.provenance[0].licence.spdx).toBe('LicenseRef-US-Gov-PD');
+  });
+});
+
+describe('earthquakes from the 2025 snapshots (excerpts: api 1.14.1, test/fixtures/earthquakes/README.md)', () => {
+  const raw = () => ({ all_week: fixture('snapshot-2025-all_week.json'), significant_month: fixture('snapshot-2025-significant_month.json') });
+
+  it('merges the week with the month\'s significant events: an event in both once, the older ones added', () => {
+    const records = earthquakes.normalise(raw());
+    expectValid(records);
+    expect(records.map((r) => r.id).sort()).toEqual(['ci41144664', 'nc75176351', 'pr2025124000', 'us7000pufs', 'us7000pv06']);
+    expect(byId(records).get('us7000pufs')).toMatchObject({ magnitude: 6.2, place: '21 km SE of Marmara Ereğlisi, Turkey', time: '2025-04-23T09:49:10.874Z' });
+    expect(earthquakes.upstreamTime!(raw())).toBe('2025-05-04T14:39:04.000Z');
+  });
+
+  it.skipIf(!MIRROR_ROOT)(`the whole snapshots: 1,761 events of the week and 12 more of the month's 19 significant ${NEEDS_MIRROR}`, () => {
+    const read = (c: { url: string; sha256: string }) => {
+      const buf = fs.readFileSync(mirrorLocation(c.url, MIRROR_ROOT!));
+      expect(sha256(buf)).toBe(c.sha256);
+      return JSON.parse(buf.toString('utf8'));
+    };
+    const week = read(SNAPSHOT_COPIES.all_week);
+    const sig = read(SNAPSHOT_COPIES.significant_month);
+    expect([week.metadata.count, sig.metadata.count]).toEqual([1761, 19]);
+    const records = earthquakes.normalise({ all_week: week, significant_month: sig });
+    expectValid(records);
+    expect(records).toHaveLength(1761 + 12);
   });
 });
 

@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startLocalEdge, type LocalEdge } from '../edge/local.ts';
-import { syncKeys } from '../edge/sync.ts';
+import { pullUsage, pushElsewhere, syncKeys } from '../edge/sync.ts';
+import { runKeys } from '../server/cli/keys-commands.ts';
+import { QuotaStore } from '../server/state/quota.ts';
 import { edgeCall } from '../server/cli/edge-push.ts';
 import { publishRelease } from '../edge/publish.ts';
 import { build } from '../server/cli/build.ts';
@@ -175,6 +177,8 @@ describe('keys and quotas at the edge', () => {
   });
 
   const get = (secret: string, path = '/apis/elements/Fe') => raw(edge.url, path, { 'x-service-key': secret });
+  /** The key the quota test takes to its month's end. */
+  let quotaSecret = '';
   /** A new key works once the isolate sees the new index in KV: at once, or after its once-a-second re-read. */
   const until200 = async (secret: string) => {
     for (const until = Date.now() + 5000; ;) {
@@ -190,6 +194,7 @@ describe('keys and quotas at the edge', () => {
 
   it('stops a basic key at exactly its monthly quota with two concurrent clients', async () => {
     const { secret } = store.create('basic', 'quota test');
+    quotaSecret = secret;
     await syncKeys(edge, state);
     expect(await until200(secret)).toBe(200);
     // 25,000 a month: carry the month over to 40 short of it, then race two clients to the end.
@@ -216,6 +221,47 @@ describe('keys and quotas at the edge', () => {
     expect(after.status).toBe(429);
     expect(after.headers.ratelimit).toMatch(/^"monthly";r=0;t=\d+$/);
     expect(JSON.parse(after.body.toString()).error.details).toMatchObject({ plan: 'basic', monthly_quota: 25_000, used: 25_000 });
+  }, 300_000);
+
+  it('shows the edge\'s counts in npm run keys -- usage, and the Node server on the same state folder counts them against the same quota', async () => {
+    // The key the test above took to its 25,000 at the edge.
+    const rec = Object.values(store.doc().keys).find((k) => k.label === 'quota test')!;
+    const usage = () => {
+      const out: string[] = [];
+      expect(runKeys(['usage', rec.id], { ...process.env, ALMANAC_STATE_DIR: state }, (l) => out.push(l))).toBe(0);
+      return out.join('\n');
+    };
+    await pullUsage(edge, state);
+    expect(usage()).toMatch(new RegExp(`^${rec.id}\t${monthOf(Date.now())}\t25000/25000\t.*\t\\(node 0, edge 25000 as of `));
+    // One key, one quota: a Node server on this state folder refuses it too.
+    const node = await startServer(dist, state);
+    try {
+      const secret = node.key('basic'); // a fresh key still works there
+      expect((await raw(node.base, '/apis/elements/Fe', { 'x-service-key': secret })).status).toBe(200);
+      const r = await raw(node.base, '/apis/elements/Fe', { 'x-service-key': quotaSecret });
+      expect([r.status, JSON.parse(r.body.toString()).error.code]).toEqual([429, 'monthly_quota_exceeded']);
+    } finally {
+      await node.close();
+    }
+  }, 300_000);
+
+  it('counts the Node server\'s requests against a key\'s quota at the edge: the sum is the quota', async () => {
+    const { secret } = store.create('basic', 'shared quota');
+    await syncKeys(edge, state);
+    expect(await until200(secret)).toBe(200);
+    // The Node server of this state folder has served the key 24,990 times this month.
+    const quota = new QuotaStore(state, { log: quiet });
+    quota.open();
+    quota.countMany(Array.from({ length: 24_990 }, () => meterOf(secret)));
+    quota.close();
+    expect(await pushElsewhere(edge, state)).toBeGreaterThan(0);
+    await new Promise((res) => setTimeout(res, 1100)); // a full burst bucket
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await get(secret)).status);
+    expect(statuses.filter((st) => st === 200).length).toBe(9); // 24,990 + 1 (above) + 9 = 25,000
+    await new Promise((res) => setTimeout(res, 1100)); // a full burst bucket: the refusal is the month's
+    const last = await get(secret);
+    expect(JSON.parse(last.body.toString()).error).toMatchObject({ code: 'monthly_quota_exceeded', details: { used: 25_000 } });
   }, 300_000);
 
   it('answers a burst over the plan with 429 rate_limited, as the Node server does', async () => {
@@ -267,6 +313,27 @@ describe('the Cache API in front of R2', () => {
     await edge?.close();
     cleanup(state);
   });
+
+  it('reads R2 once for a body twenty clients ask for at the same moment (the others wait for it)', async () => {
+    const key = new KeyStore(state, quiet).create('development', 'coalescing test').secret;
+    await syncKeys(edge, state);
+    const stats = async () => (await edgeCall(edge, 'GET', '/_edge/stats')) as { r2_reads: number; cache_coalesced: number; cache_hits: number };
+    const one = (p: string) => raw(edge.url, p, { authorization: `Bearer ${key}`, 'accept-encoding': 'br' });
+    expect((await one('/apis/elements/Na')).status).toBe(200); // the release and key index loaded
+    // What one first ask of a body reads from R2 (no isolate caches here)…
+    let before = await stats();
+    expect((await one('/apis/elements/K')).status).toBe(200);
+    const alone = (await stats()).r2_reads - before.r2_reads;
+    // …is what twenty at once read.
+    before = await stats();
+    const rs = await Promise.all(Array.from({ length: 20 }, () => one('/apis/elements/Ca')));
+    const after = await stats();
+    expect(rs.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(new Set(rs.map((r) => r.body.toString('base64'))).size).toBe(1);
+    expect(after.r2_reads - before.r2_reads).toBeLessThanOrEqual(alone + 1); // + the live pointer's re-read
+    // The other nineteen took the first one's body: waiting for it, or from the Cache API once written.
+    expect(after.cache_coalesced - before.cache_coalesced + after.cache_hits - before.cache_hits).toBe(19);
+  }, 300_000);
 
   it('after a first pass, 10,000 requests over 100 URLs read R2 at most 100 times', async () => {
     const key = new KeyStore(state, quiet).create('development', 'cache test').secret;

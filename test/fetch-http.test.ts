@@ -26,6 +26,8 @@ const spec: LiveInput = { kind: 'live', url: URL_ONE, format: 'json' };
 
 let fail: { left: number; status: number; headers?: Record<string, string> } = { left: 0, status: 503 };
 let publisherBody = 'code,title\n11,Agriculture, Forestry\n';
+/** The ETag /feed.example/v1/two.json sends with its (unchanging) body; none while null. */
+let twoEtag: string | null = null;
 let upstream: Awaited<ReturnType<typeof fakeUpstream>>;
 beforeAll(async () => {
   upstream = await fakeUpstream((req) => {
@@ -37,6 +39,10 @@ beforeAll(async () => {
     if (req.url === '/publisher.example/codes.csv') return { body: publisherBody, type: 'text/csv' };
     if (req.url === '/copies.example/a/codes.csv') return { body: 'not the pinned bytes', type: 'text/csv' };
     if (req.url === '/copies.example/b/codes.csv') return { body: CSV, type: 'text/csv' };
+    if (req.url === '/feed.example/v1/two.json') {
+      if (twoEtag && req.headers['if-none-match'] === twoEtag) return { status: 304, body: '' };
+      return { body: BODY, headers: (twoEtag ? { etag: twoEtag } : {}) as Record<string, string> };
+    }
     if (req.url !== '/feed.example/v1/one.json') return { status: 404, body: 'no' };
     if (req.headers['if-none-match'] === '"v1"') return { status: 304, body: '' };
     return { body: BODY, headers: { etag: '"v1"', 'last-modified': 'Wed, 25 Nov 2026 12:00:00 GMT' } };
@@ -109,6 +115,27 @@ describe('conditional requests to a live feed', () => {
   });
 });
 
+describe('a feed that starts sending an ETag (issue 40)', () => {
+  it('records it even when the bytes are unchanged (fetched_at kept), so the next fetch is conditional and answered 304', async () => {
+    const env = envFor();
+    const two: LiveInput = { kind: 'live', url: 'https://feed.example/v1/two.json', format: 'json' };
+    twoEtag = null;
+    expect(await fetchLive(two, env)).toBe('fetched');
+    const first = JSON.parse(readFileSync(fetchRecordPath(cachedLocation(two.url, env)), 'utf8'));
+    expect(first.etag).toBeUndefined();
+    twoEtag = '"v7"';
+    try {
+      expect(await fetchLive(two, env)).toBe('cached');
+      expect(JSON.parse(readFileSync(fetchRecordPath(cachedLocation(two.url, env)), 'utf8'))).toEqual({ ...first, etag: '"v7"' });
+      upstream.requests.length = 0;
+      expect(await fetchLive(two, env)).toBe('cached');
+      expect(upstream.requests[0].headers['if-none-match']).toBe('"v7"');
+    } finally {
+      twoEtag = null;
+    }
+  });
+});
+
 describe("a source's deadline", () => {
   it('stops a source whose upstream keeps failing once its deadline passes, and keeps the last good copy', async () => {
     const env = envFor({ ALMANAC_FETCH_SOURCE_TIMEOUT_S: '0.3', ALMANAC_FETCH_BACKOFF_MS: '200' });
@@ -127,6 +154,90 @@ describe("a source's deadline", () => {
   });
 });
 
+/**
+ * A loopback upstream that hangs (issue 40, item 1): `/hang/…` accepts and never answers,
+ * `/stall/…` sends its headers and half a body and then nothing; anything else answers.
+ */
+async function hangingUpstream() {
+  const { createServer } = await import('node:http');
+  const seen: string[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req.url ?? '');
+    if (req.url?.startsWith('/hang/')) return;
+    if (req.url?.startsWith('/stall/')) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"half": ');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(BODY);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    base: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    seen,
+    close: () => new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+  };
+}
+
+/** Collects garbage every 100 ms while `fn` runs: the timeout must fire whatever is collected. */
+async function underGc<T>(fn: () => Promise<T>): Promise<T> {
+  const { setFlagsFromString } = await import('node:v8');
+  const { runInNewContext } = await import('node:vm');
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const t = setInterval(gc, 100);
+  try {
+    return await fn();
+  } finally {
+    clearInterval(t);
+  }
+}
+
+describe('an upstream that hangs (issue 40)', () => {
+  const live = (host: string, name: string): LiveInput => ({ kind: 'live', url: `https://${host}/${name}.json`, format: 'json' });
+
+  it('fails each attempt at its own timeout, headers or body, with garbage collected meanwhile, not at the source deadline', async () => {
+    const up = await hangingUpstream();
+    try {
+      // A deadline far beyond the three attempts: before, the timeout was collected and only this cut the fetch.
+      const env = { ALMANAC_CACHE: dir(), ALMANAC_MIRROR: up.base, ALMANAC_FETCH_TIMEOUT_S: '0.3', ALMANAC_FETCH_BACKOFF_MS: '20', ALMANAC_FETCH_SOURCE_TIMEOUT_S: '15' };
+      const source = { id: 'slow', inputs: { a: live('hang', 'a'), b: live('stall', 'b') } } as unknown as DatasetSource<any>;
+      const out = await underGc(() => fetchAll([source], env, () => {}));
+      expect(out).toEqual([
+        expect.objectContaining({ url: 'https://hang/a.json', status: 'failed', reason: expect.stringMatching(/^no answer within 0\.3 s \(ALMANAC_FETCH_TIMEOUT_S\): 127\.0\.0\.1:\d+ \(after 3 attempts\)$/) }),
+        expect.objectContaining({ url: 'https://stall/b.json', status: 'failed', reason: expect.stringMatching(/^no answer within 0\.3 s .*\(after 3 attempts\)$/) }),
+      ]);
+      expect(up.seen.filter((u) => u.startsWith('/hang/')).length).toBe(3);
+      expect(up.seen.filter((u) => u.startsWith('/stall/')).length).toBe(3);
+    } finally {
+      await up.close();
+    }
+  });
+
+  it('a source past its deadline fails only the inputs that had not answered: the others are fetched', async () => {
+    const up = await hangingUpstream();
+    try {
+      const env = { ALMANAC_CACHE: dir(), ALMANAC_MIRROR: up.base, ALMANAC_FETCH_TIMEOUT_S: '60', ALMANAC_FETCH_SOURCE_TIMEOUT_S: '3' };
+      const source = { id: 'mixed', inputs: { a: live('hang', 'first'), b: live('ok', 'second'), c: { kind: 'url', url: 'https://ok/third.json', sha256: sha256(BODY), format: 'json' } } } as unknown as DatasetSource<any>;
+      const lines: string[] = [];
+      const out = await underGc(() => fetchAll([source], env, (l) => lines.push(l)));
+      expect(out).toEqual([
+        expect.objectContaining({ url: 'https://ok/second.json', status: 'fetched' }),
+        expect.objectContaining({ url: 'https://ok/third.json', status: 'fetched' }),
+        expect.objectContaining({ url: 'https://hang/first.json', status: 'failed', reason: "the source's fetch deadline passed" }),
+      ]);
+      expect(readFileSync(cachedLocation('https://ok/second.json', env), 'utf8')).toBe(BODY);
+      expect(lines).toEqual([expect.stringMatching(/^fetch: mixed: skipped, 1 of 3 inputs unavailable \(https:\/\/hang\/first\.json: the source's fetch deadline passed\)$/)]);
+    } finally {
+      await up.close();
+    }
+  });
+});
+
 describe('the publisher first, then known copies', () => {
   const PUBLISHER = 'https://publisher.example/codes.csv';
   const copies = ['https://copies.example/a/codes.csv', 'https://copies.example/b/codes.csv'];
@@ -140,7 +251,7 @@ describe('the publisher first, then known copies', () => {
     expect(upstream.requests.map((r) => r.url)).toEqual(['/publisher.example/codes.csv', '/copies.example/a/codes.csv', '/copies.example/b/codes.csv']);
     expect(readFileSync(cachedLocation(PUBLISHER, env), 'utf8')).toBe(CSV);
     expect(readFileSync(viaPath(cachedLocation(PUBLISHER, env)), 'utf8')).toBe(`${copies[1]}\n`);
-    expect(lines).toEqual([`fetch: codes: ${PUBLISHER} from the known copy ${copies[1]} (the publisher: sha256 mismatch for ${PUBLISHER}: got ${sha256(publisherBody)}, pinned ${sha256(CSV)})`]);
+    expect(lines).toEqual([`fetch: codes: ${PUBLISHER} from the known copy ${copies[1]} (the publisher: sha256 mismatch for ${PUBLISHER} (the mirror's ${upstream.base}/publisher.example/codes.csv): got ${sha256(publisherBody)}, pinned ${sha256(CSV)})`]);
   });
 
   it('takes the publisher\'s bytes when they match the pin, and forgets the copy', async () => {
@@ -160,7 +271,7 @@ describe('the publisher first, then known copies', () => {
 
   it('fails naming the publisher and every copy when none has the pinned bytes', async () => {
     await expect(fetchPinned({ url: PUBLISHER, copies: [copies[0]], sha256: sha256(CSV) }, envFor()))
-      .rejects.toThrow(/^sha256 mismatch for https:\/\/publisher\.example\/codes\.csv: .*; known copies: sha256 mismatch for https:\/\/copies\.example\/a\/codes\.csv/);
+      .rejects.toThrow(/^sha256 mismatch for https:\/\/publisher\.example\/codes\.csv \(the mirror's http:\/\/127\.0\.0\.1:\d+\/publisher\.example\/codes\.csv\): .*; known copies: sha256 mismatch for https:\/\/copies\.example\/a\/codes\.csv/);
   });
 });
 

@@ -58,7 +58,7 @@ export async function fixtureRelease(sources: DatasetSource<any>[], cache: strin
  * vitest's worker RPC to time out ("Timeout calling onTaskUpdate" fails the whole run).
  * `workers: 1` builds with the build's worker thread, as `npm run build` does.
  */
-export async function buildInChild(ids: string[] | 'all', env: Record<string, string | undefined>, opts: { workers?: number; downloads?: boolean } = {}): Promise<ChildBuild> {
+export async function buildInChild(ids: string[] | 'all', env: Record<string, string | undefined>, opts: { workers?: number; downloads?: boolean; stallMs?: number } = {}): Promise<ChildBuild> {
   const { spawn } = await import('node:child_process');
   const { PROJECT_ROOT } = await import('../pipeline/paths.ts');
   const script = `import { build, withDownloads } from './server/cli/build.ts';
@@ -73,7 +73,10 @@ process.stdout.write(JSON.stringify({ release: r.release, absent: r.absent, repo
   let err = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (err += c));
+  const stalled = opts.stallMs ? watchStall(child.pid!, opts.stallMs, () => child.kill('SIGKILL')) : undefined;
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  stalled?.stop();
+  if (stalled?.fired()) throw new Error(`build of ${ids === 'all' ? 'all sources' : ids.join(', ')} used no CPU for ${opts.stallMs! / 1000} s: stalled, killed. ${err.slice(-2000)}`);
   if (code !== 0) throw new Error(`build of ${ids === 'all' ? 'all sources' : ids.join(', ')} failed (exit ${code}): ${err.slice(-2000)}`);
   return JSON.parse(out);
 }
@@ -125,4 +128,34 @@ export async function serveSources(make: (cache: string) => DatasetSource<any>[]
       cleanup(cache, dist, srv.stateDir);
     },
   };
+}
+
+/**
+ * A child that is slow is not a child that is stuck (issue 38, item 12: the full mirror
+ * build's fixed 600 s deadline failed on a loaded machine). Every 10 s the child's CPU time
+ * (/proc/<pid>/stat, every thread) is read; `stallMs` without any is a stall and `kill` runs.
+ * A busy machine slows the build down but it keeps using CPU; a hung one does not.
+ */
+export function watchStall(pid: number, stallMs: number, kill: () => void, everyMs = 10_000) {
+  const cpu = () => {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return Number(f[11]) + Number(f[12]);
+    } catch {
+      return -1; // not Linux, or gone: no verdict
+    }
+  };
+  let last = cpu(), since = Date.now(), fired = false;
+  const timer = setInterval(() => {
+    const now = cpu();
+    if (now < 0 || now !== last) {
+      last = now;
+      since = Date.now();
+    } else if (Date.now() - since >= stallMs) {
+      fired = true;
+      clearInterval(timer);
+      kill();
+    }
+  }, everyMs);
+  return { stop: () => clearInterval(timer), fired: () => fired };
 }

@@ -42,4 +42,31 @@ describe('the front door', () => {
     // No credential at all: the plain message.
     expect((await (await fetch(`${srv.base}/apis/elements/Fe`)).json()).error.message).toBe('send a key in X-Service-Key or Authorization: Bearer');
   });
+
+  it('issue 38 item 9: a browser (Accept: text/html) gets a small HTML page with the links; API clients keep the JSON; both vary on Accept', async () => {
+    const browser = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    const page = await fetch(`${srv.base}/`, { headers: { accept: browser } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('vary')).toMatch(/\bAccept\b.*Accept-Encoding|Accept-Encoding.*\bAccept\b/);
+    expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
+    const html = await page.text();
+    expect(html).toMatch(/^<!doctype html>/i);
+    expect(html).toContain(srv.app.release().id);
+    for (const href of ['/docs/', '/apis/openapi.json', '/api/v1/openapi', '/healthz', '/readyz', '/apis', '/api/v1/translations', '/apis/downloads']) {
+      expect(html, href).toContain(`href="${href}"`);
+    }
+    expect(html).toMatch(/X-Service-Key/);
+    // HEAD: the same head, no body.
+    const head = await fetch(`${srv.base}/`, { method: 'HEAD', headers: { accept: browser } });
+    expect(head.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(Number(head.headers.get('content-length'))).toBe(Buffer.byteLength(html));
+    // API clients, curl (*/*), no Accept, and a tie: JSON.
+    for (const accept of [undefined, '*/*', 'application/json', 'application/json, text/html', 'text/html;q=0.5, application/json']) {
+      const r = await fetch(`${srv.base}/`, { headers: accept ? { accept } : {} });
+      expect(r.headers.get('content-type'), String(accept)).toMatch(/^application\/json/);
+      expect(r.headers.get('vary'), String(accept)).toMatch(/\bAccept\b/);
+      expect((await r.json()).links.docs).toBe('/docs/');
+    }
+  });
 });

@@ -33,7 +33,10 @@ describe('holidays normalise (fixture in date-holidays\' own format)', () => {
     expect(r.get('CH-2026-08-01-swiss-national-day')).toEqual({
       id: 'CH-2026-08-01-swiss-national-day', country: 'CH', subdivision: null, scope: 'national', date: '2026-08-01', end_date: '2026-08-01', days: 1, year: 2026,
       name: 'Swiss National Day', local_name: 'Bundesfeiertag', type: 'public', substitute: false, rule: '08-01',
+      country_names: ['Switzerland', 'Schweiz', 'Suisse'], subdivision_names: [],
     });
+    // The country's and subdivision's names as the source gives them, English first (issue 36, item 6).
+    expect(r.get('CH-GE-2026-08-01-swiss-national-day')!.subdivision_names).toEqual(['Canton of Geneva', 'Genève']);
     // Every generated year and no other: coverage is exactly FIRST_YEAR..LAST_YEAR.
     expect(new Set(records.map((x) => x.year))).toEqual(new Set(Array.from({ length: LAST_YEAR - FIRST_YEAR + 1 }, (_, i) => FIRST_YEAR + i)));
   });

@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import source, { FR_FIELDS, federalRegisterPages, type LawRecord } from '../sources/laws-regulations.ts';
+import source, { FR_FIELDS, FR_GIFTS_COPY, FR_GIFTS_PAGE, federalRegisterPages, type LawRecord } from '../sources/laws-regulations.ts';
+import { sha256 } from '../pipeline/inputs.ts';
+import { cachedLocation, mirrorLocation } from '../pipeline/paths.ts';
 import { MIRROR_ROOT, NEEDS_MIRROR, fakeUpstream, loopbackGet } from './helpers.ts';
 
 const dir = new URL('./fixtures/laws-regulations/', import.meta.url);
@@ -10,6 +12,8 @@ const text = (name: string) => fs.readFileSync(new URL(name, dir), 'utf8');
 const json = (name: string) => JSON.parse(text(name));
 const PAGE1 = 'fr-documents-2025-01-page1.json';
 const PAGE2 = 'fr-documents-2025-01-page2.json';
+/** An excerpt (3 of 20 results) of the mirrored search page: test/fixtures/laws-regulations/README.md. */
+const GIFTS = 'fr-gifts-search-page1.json';
 
 function fixtureRaw(): Record<string, any> {
   return { titles: json('ecfr-titles.json'), documents: [json(PAGE1), json(PAGE2)] };
@@ -88,6 +92,48 @@ describe('laws-regulations normalise (fixtures)', () => {
     bad((r) => { r.documents[1].results[1].agencies[0].acronym = 'DOT'; }, /page 1 results\[1\] agencies\[0\] field acronym/);
     bad((r) => { r.documents[1].results[0].publication_date = '2025-1-29'; }, /page 1 results\[0\] field publication_date/);
     bad((r) => { r.documents[0].results = {}; }, /Federal Register page 0 field results/);
+  });
+});
+
+describe('laws-regulations: the saved page of the documents API (issue 37, item 3)', () => {
+  it('is a pinned, optional input: the publisher\'s search URL first, the saved copy as the fallback, cached apart from the live endpoint', () => {
+    expect(source.inputs.documents_page).toEqual({
+      kind: 'url', url: FR_GIFTS_PAGE, sha256: '35e082c41cad1a2ff6c75638a9ba32275e1cfca0898a4b055efe1b2f2677347a', format: 'json', optional: true, copies: [FR_GIFTS_COPY],
+    });
+    expect(FR_GIFTS_PAGE).toMatch(/^https:\/\/www\.federalregister\.gov\/api\/v1\/documents\.json\?conditions\[agencies\]\[\]=state-department&/);
+    const env = { ALMANAC_CACHE: '/c' };
+    expect(cachedLocation(FR_GIFTS_PAGE, env)).not.toBe(cachedLocation('https://www.federalregister.gov/api/v1/documents.json', env));
+    expect(cachedLocation(FR_GIFTS_PAGE, env)).toMatch(/^\/c\/www\.federalregister\.gov\/api\/v1\/documents\.json@[0-9a-f]{16}$/);
+  });
+
+  it('serves its documents with the titles, found by search fields; a document the live year also has keeps the live copy', () => {
+    const records = source.normalise({ titles: json('ecfr-titles.json'), documents_page: json(GIFTS) });
+    expectValid(records);
+    const docs = byId(records.filter((r) => r.kind === 'document'));
+    expect([...docs.keys()].sort()).toEqual(['2024-09344', '2024-31509', 'E8-29759']);
+    expect(docs.get('2024-31509')).toMatchObject({
+      type: 'Notice', publication_date: '2025-01-03', agencies: ['State Department'], agency_slugs: ['state-department'], abstract: null, citation: null,
+      title: 'Gifts to Federal Employees From Foreign Government Sources Reported to Employing Agencies in Calendar Year 2023',
+      pdf_url: 'https://www.govinfo.gov/content/pkg/FR-2025-01-03/pdf/2024-31509.pdf',
+    });
+    expect(docs.get('E8-29759')!.publication_date).toBe('2008-12-22');
+    const live = json(PAGE1);
+    live.results[0] = { ...json(GIFTS).results[0], title: 'The live copy' };
+    const both = byId(source.normalise({ titles: json('ecfr-titles.json'), documents: [live, json(PAGE2)], documents_page: json(GIFTS) }));
+    expect(both.get('2024-31509')!.title).toBe('The live copy');
+    // The live month's first document stood in for by 2024-31509: its 4 others, and the saved page's 3 (one shared).
+    expect([...both.values()].filter((r) => r.kind === 'document')).toHaveLength(4 + 3);
+  });
+
+  it.skipIf(!MIRROR_ROOT)(`the whole mirrored page: its 20 documents, schema-valid ${NEEDS_MIRROR}`, () => {
+    const buf = fs.readFileSync(mirrorLocation(FR_GIFTS_COPY, MIRROR_ROOT!));
+    expect(sha256(buf)).toBe((source.inputs.documents_page as { sha256: string }).sha256);
+    const page = JSON.parse(buf.toString('utf8'));
+    const docs = source.normalise({ titles: json('ecfr-titles.json'), documents_page: page }).filter((r) => r.kind === 'document');
+    expectValid(docs);
+    expect(page.results).toHaveLength(20);
+    expect(docs).toHaveLength(20);
+    expect(docs.map((r) => r.publication_date).sort()[0]).toBe('2008-12-22');
   });
 });
 

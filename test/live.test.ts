@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../server/cli/build.ts';
 import { fetchAll } from '../pipeline/fetch.ts';
 import { fetchLive } from '../pipeline/fetch-live.ts';
+import { sha256 } from '../pipeline/inputs.ts';
 import { cachedLocation, fetchRecordPath, releaseDir, searchBinaryPath, termsPath } from '../pipeline/paths.ts';
 import { readCurrent } from '../pipeline/writer.ts';
 import { FEED_URL, FEED_VARIANT, MIRROR, feed, streamed } from './fixtures/live-source.ts';
@@ -97,6 +98,78 @@ describe('fetching a live, paged input', () => {
     writeFileSync(cachedLocation(FEED_URL, env), '[]');
     const { reports } = await build({ env, sources: [feed], log: quiet });
     expect(reports[0]).toMatchObject({ status: 'absent', reason: expect.stringMatching(/the fetch recorded/) });
+  });
+});
+
+describe('a live feed with pinned snapshots (issue 37, item 6: the newer USGS and NWS copies)', () => {
+  const FEED = 'https://snap.example/feed.json';
+  const COPY_NEW = 'https://copies.example/a/feed.json';
+  const COPY_OLD = 'https://copies.example/b/feed.json';
+  const body = (generated: string, n: number) => Buffer.from(JSON.stringify({ generated, events: Array.from({ length: n }, (_, i) => i) }));
+  const own = body('2024-05-04T07:06:48Z', 1);
+  const newer = body('2025-05-04T14:38:52Z', 2);
+  const older = body('2023-01-01T00:00:00Z', 3);
+  const spec = (copies: { url: string; sha256: string }[]) => ({
+    kind: 'live' as const, url: FEED, format: 'json' as const, copies,
+    dataTime: (b: unknown) => (b as { generated: string }).generated,
+  });
+  const pins = [{ url: COPY_OLD, sha256: sha256(older) }, { url: COPY_NEW, sha256: sha256(newer) }];
+  /** A folder mirror holding the feed's own (older) file and the given snapshots. */
+  function mirror(files: Record<string, Buffer>) {
+    const root = dir();
+    for (const [url, bytes] of Object.entries(files)) {
+      const loc = path.join(root, new URL(url).host, new URL(url).pathname);
+      mkdirSync(path.dirname(loc), { recursive: true });
+      writeFileSync(loc, bytes);
+    }
+    return root;
+  }
+  const cachedOf = (env: NodeJS.ProcessEnv) => readFileSync(cachedLocation(FEED, env));
+  const recordOf = (env: NodeJS.ProcessEnv) => JSON.parse(readFileSync(fetchRecordPath(cachedLocation(FEED, env)), 'utf8'));
+
+  it('from a folder mirror, takes whichever form has the newest data: the 2025 snapshot over the mirror\'s own 2024 file', async () => {
+    const env = { ALMANAC_CACHE: dir(), ALMANAC_MIRROR: mirror({ [FEED]: own, [COPY_OLD]: older, [COPY_NEW]: newer }) };
+    expect(await fetchLive(spec(pins), env)).toBe('fetched');
+    expect(cachedOf(env)).toEqual(newer);
+    expect(recordOf(env)).toMatchObject({ via: `mirror:${COPY_NEW}`, sha256: sha256(newer) });
+    // Without the newer snapshot, the feed's own file is newer than the old one.
+    const env2 = { ALMANAC_CACHE: dir(), ALMANAC_MIRROR: mirror({ [FEED]: own, [COPY_OLD]: older }) };
+    await fetchLive(spec(pins), env2);
+    expect(cachedOf(env2)).toEqual(own);
+  });
+
+  it('refuses a snapshot whose bytes are not the pinned ones', async () => {
+    const env = { ALMANAC_CACHE: dir(), ALMANAC_MIRROR: mirror({ [FEED]: own, [COPY_NEW]: body('2026-01-01T00:00:00Z', 9) }) };
+    await fetchLive(spec(pins), env);
+    expect(cachedOf(env)).toEqual(own);
+    const only = { ALMANAC_CACHE: dir(), ALMANAC_MIRROR: mirror({ [COPY_NEW]: older }) };
+    await expect(fetchLive(spec(pins), only)).rejects.toThrow(/sha256 mismatch for https:\/\/copies\.example\/a\/feed\.json/);
+    expect(existsSync(cachedLocation(FEED, only))).toBe(false);
+  });
+
+  it('over the network: a failing publisher with no last good copy is stood in for by the newest snapshot, and the fetch says so', async () => {
+    let publisherUp = false;
+    const up = await fakeUpstream((req) => (req.url === '/snap.example/feed.json' ? (publisherUp ? { body: own } : { status: 503, body: 'down' })
+      : req.url === '/copies.example/a/feed.json' ? { body: newer } : req.url === '/copies.example/b/feed.json' ? { body: older } : { status: 404, body: '' }));
+    try {
+      const env = { ALMANAC_CACHE: dir(), ALMANAC_MIRROR: up.base, ALMANAC_FETCH_BACKOFF_MS: '1' };
+      const heard: string[] = [];
+      expect(await fetchLive(spec(pins), env, undefined, (copy, why) => heard.push(`${copy} | ${why}`))).toBe('fetched');
+      expect(cachedOf(env)).toEqual(newer);
+      expect(recordOf(env).via).toBe(`copy:${COPY_NEW}`);
+      expect(heard).toEqual([expect.stringMatching(/^https:\/\/copies\.example\/a\/feed\.json \| HTTP 503/)]);
+      // The publisher back: its feed replaces the snapshot.
+      publisherUp = true;
+      await fetchLive(spec(pins), env);
+      expect(cachedOf(env)).toEqual(own);
+      expect(recordOf(env).via).toMatch(/^mirror:/);
+      // Down again: the last good copy stays; no snapshot replaces it.
+      publisherUp = false;
+      await expect(fetchLive(spec(pins), env)).rejects.toThrow(/HTTP 503/);
+      expect(cachedOf(env)).toEqual(own);
+    } finally {
+      await up.close();
+    }
   });
 });
 

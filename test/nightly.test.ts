@@ -7,7 +7,8 @@
  * same inputs make no new release. Night 4: the operator accepts the shrink; releases are
  * pruned to the number kept.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT, nightly } from '../ops/nightly.ts';
@@ -19,6 +20,8 @@ import earthquakes from '../sources/earthquakes.ts';
 import weatherAlerts from '../sources/weather-alerts.ts';
 import { feed } from './fixtures/live-source.ts';
 import { fakeUpstream, startServer } from './helpers.ts';
+import { leaseLock } from '../server/state/lease.ts';
+import { PROJECT_ROOT } from '../pipeline/paths.ts';
 import { tempDirs } from './temp.ts';
 
 const dir = tempDirs('almanac-nightly-');
@@ -33,11 +36,17 @@ const event = (n: number) => ({ code: `e${n}`, time: '2026-11-01T00:00:00.000Z',
 let night = { events: 30, quakesFresh: true, quakeMag: null as number | null, alerts: [0, 1, 2], alertHeadline: null as string | null };
 let upstream: Awaited<ReturnType<typeof fakeUpstream>>;
 let env: NodeJS.ProcessEnv;
+/** When set, the upstream's first answer overwrites this lock file as another host's nightly would. */
+let stealLock: string | null = null;
 const sources = [elements, feed, earthquakes, weatherAlerts];
 
 beforeAll(async () => {
   upstream = await fakeUpstream((req) => {
     const u = new URL(req.url, 'http://x');
+    if (stealLock) {
+      writeFileSync(stealLock, `999 runner-thief ${new Date().toISOString()} lease=600000 token=theirs\n`);
+      stealLock = null;
+    }
     if (u.pathname === '/feed.example/v1/events') {
       return { body: JSON.stringify({ generated: new Date(NOW - 3_600_000).toISOString(), events: Array.from({ length: night.events }, (_, i) => event(i + 1)), next: false }) };
     }
@@ -136,7 +145,7 @@ describe('npm run nightly', () => {
     expect(code).toBe(EXIT.heldBack);
     expect(report).toMatchObject({ release: second, previous: second, new_release: false });
     expect(report!.datasets.filter((d) => d.added + d.removed + d.changed > 0)).toEqual([]);
-    expect(lines.at(-3)).toMatch(/^nightly: no change — release \w+ is already live; nothing written$/);
+    expect(lines.at(-3)).toMatch(/^nightly: no change — release \w+ is already live; no release written$/);
     expect(readdirSync(releasesDir(env.ALMANAC_DIST!)).sort()).toEqual(releases);
     expect(manifest(second).datasets.feed.held_back.since).toBe(report!.datasets.find((d) => d.id === 'feed')!.held_back!.since);
   });
@@ -156,6 +165,158 @@ describe('npm run nightly', () => {
     await a;
     expect(b.code).toBe(EXIT.usage);
     expect(b.error).toMatch(/nightly\.lock/);
+  });
+});
+
+describe('the nightly lock (issue 40, item 2)', () => {
+  const lockOf = (dist: string) => path.join(dist, 'nightly.lock');
+  const aged = (file: string, ms: number) => utimesSync(file, (Date.now() - ms) / 1000, (Date.now() - ms) / 1000);
+
+  it('takes over a lock another host left once it has not been renewed for longer than its lease, and names it', async () => {
+    const dist = path.join(dir(), 'dist');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(dist, { recursive: true });
+    // A cancelled run on another GitHub runner: its pid means nothing here, and it stopped renewing 2 hours ago.
+    writeFileSync(lockOf(dist), '4242 runner-gone 2026-11-27T03:17:00.000Z\n');
+    aged(lockOf(dist), 2 * 3_600_000);
+    const { code, lines } = await run({ env: { ...env, ALMANAC_DIST: dist } });
+    expect([EXIT.ok, EXIT.heldBack]).toContain(code);
+    expect(lines[0]).toBe('nightly.lock: took over a stale lock of pid 4242 on runner-gone (held since 2026-11-27T03:17:00.000Z, not renewed for 120 min, more than its lease of 10 min)');
+    expect(existsSync(lockOf(dist))).toBe(false); // released at the end
+  });
+
+  it('refuses (exit 2) a lock another host renewed within its lease', async () => {
+    const dist = path.join(dir(), 'dist');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(dist, { recursive: true });
+    writeFileSync(lockOf(dist), `4242 runner-busy ${new Date(Date.now() - 3_600_000).toISOString()} lease=600000 token=abc\n`);
+    aged(lockOf(dist), 60_000); // held for an hour, renewed a minute ago
+    const { code, error } = await run({ env: { ...env, ALMANAC_DIST: dist } });
+    expect(code).toBe(EXIT.usage);
+    expect(error).toMatch(/^another nightly is running: .*nightly\.lock is held by pid 4242 on runner-busy since /);
+  });
+
+  it('renews its lease while it runs, from a thread of its own: the lock file\'s time moves on while the job\'s thread is busy', async () => {
+    const file = path.join(dir(), 'x.lock');
+    const lease = leaseLock(file, { leaseMs: 300, renewMs: 20 });
+    try {
+      for (let i = 0; i < 100 && !lease.stats().renewals; i++) await new Promise((r) => setTimeout(r, 50)); // the thread started
+      aged(file, 10_000);
+      // Renewed from a thread of its own, even while this one is busy (the build's synchronous stretches).
+      const until = Date.now() + 500;
+      while (Date.now() < until);
+      expect(Date.now() - statSync(file).mtimeMs).toBeLessThan(300);
+      expect(lease.held()).toBe(true);
+      expect(lease.stats().renewals).toBeGreaterThan(0);
+      expect(readFileSync(file, 'utf8')).toMatch(new RegExp(`^${process.pid} \\S+ \\S+ lease=300 token=[0-9a-f]{12}\\n$`));
+    } finally {
+      lease.release();
+    }
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('does not switch, publish or prune once another run took the lock over: exit 1, the live release unchanged, the other lock left alone', async () => {
+    const live = readCurrent(env.ALMANAC_DIST!);
+    night = { ...night, alerts: [0, 2, 4] }; // something new to release
+    stealLock = lockOf(env.ALMANAC_DIST!);
+    try {
+      const { code, error } = await run();
+      expect(code).toBe(EXIT.failed);
+      expect(error).toMatch(/the nightly lock is no longer this run's .*: not switching current/);
+      expect(readCurrent(env.ALMANAC_DIST!)).toBe(live);
+      expect(readFileSync(lockOf(env.ALMANAC_DIST!), 'utf8')).toMatch(/^999 runner-thief /);
+    } finally {
+      rmSync(lockOf(env.ALMANAC_DIST!), { force: true });
+    }
+  });
+
+  it('releases the lock on SIGTERM (a cancelled run) and exits 143, saying where it stopped', async () => {
+    const { createServer } = await import('node:http');
+    const hang = createServer(() => {}); // an upstream that never answers: the night is in its fetch
+    await new Promise<void>((r) => hang.listen(0, '127.0.0.1', r));
+    const root = dir();
+    const dist = path.join(root, 'dist');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'ops/nightly.ts', '--no-downloads'], {
+      cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ALMANAC_DIST: dist, ALMANAC_CACHE: path.join(root, 'cache'), ALMANAC_MIRROR: `http://127.0.0.1:${(hang.address() as { port: number }).port}` },
+    });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (out += c));
+    try {
+      for (let i = 0; i < 600 && !existsSync(lockOf(dist)); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(existsSync(lockOf(dist)), out).toBe(true);
+      child.kill('SIGTERM');
+      const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+      expect(code, out).toBe(143);
+      expect(out).toMatch(/nightly: stopped by SIGTERM during the fetch; the live release is none; the lock is released/);
+      expect(existsSync(lockOf(dist))).toBe(false);
+    } finally {
+      child.kill('SIGKILL');
+      hang.closeAllConnections();
+      hang.close();
+    }
+  }, 120_000);
+});
+
+describe('what a night says and leaves (issue 40, item 6)', () => {
+  it('refuses an --accept naming no dataset (a typo), before doing anything', async () => {
+    const { code, error, lines } = await run({ accept: ['feeds'] });
+    expect(code).toBe(EXIT.usage);
+    expect(error).toBe(`--accept: no dataset 'feeds'; the datasets are elements, feed, earthquakes, weather-alerts`);
+    expect(lines).toEqual([]);
+  });
+
+  it('a night with no change that prunes says what it removed; pruned releases take their reports; another build\'s temporary folder stays', async () => {
+    const dist = path.join(dir(), 'dist');
+    const e = { ...env, ALMANAC_DIST: dist };
+    const releases: string[] = [];
+    for (const alerts of [[0], [0, 1], [0, 1, 2]]) {
+      night = { ...night, alerts };
+      releases.push((await run({ env: e })).report!.release);
+    }
+    expect(readdirSync(path.join(dist, 'reports'))).toHaveLength(6);
+    // A build running beside this one (its pid alive on this host), and one that crashed.
+    const { tmpHost } = await import('../pipeline/paths.ts');
+    const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
+    const dead = spawn(process.execPath, ['-e', '']);
+    await new Promise((r) => dead.once('exit', r));
+    const { mkdirSync } = await import('node:fs');
+    const running = `.tmp-${sleeper.pid}-1-${tmpHost()}`, crashed = `.tmp-${dead.pid}-1-${tmpHost()}`;
+    for (const t of [running, crashed]) mkdirSync(path.join(releasesDir(dist), t, 'elements'), { recursive: true });
+    try {
+      const { report, lines } = await run({ env: e, keep: 1 });
+      expect(report!.new_release).toBe(false);
+      expect(lines.find((l) => l.startsWith('nightly: no change'))).toMatch(new RegExp(`^nightly: no change — release ${releases[2]} is already live; no release written; pruned 2 releases \\([0-9.]+ GB with their downloads\\): (${releases[0]}, ${releases[1]}|${releases[1]}, ${releases[0]})$`));
+      expect(lines).toContain(`removed 1 abandoned temporary folder (releases/${crashed})`);
+      expect(readdirSync(releasesDir(dist)).sort()).toEqual([releases[2], running].sort());
+      expect(readdirSync(path.join(dist, 'reports')).sort()).toEqual([`${releases[2]}.json`, `${releases[2]}.md`]);
+    } finally {
+      sleeper.kill();
+    }
+  });
+});
+
+describe('every build that switches current holds to the gate (issue 38, item 5)', () => {
+  it('a plain build (npm run build, npm start) that would shrink or drop a live dataset is not switched to and says why; --accept lets it through', async () => {
+    const { build } = await import('../server/cli/build.ts');
+    const { fetchAll } = await import('../pipeline/fetch.ts');
+    const { SwitchRefused } = await import('../pipeline/gate.ts');
+    const e = { ...env, ALMANAC_DIST: path.join(dir(), 'dist') };
+    night = { events: 30, quakesFresh: true, quakeMag: null, alerts: [0, 1, 2], alertHeadline: null };
+    expect((await run({ env: e })).code).toBe(EXIT.ok);
+    const live = readCurrent(e.ALMANAC_DIST)!;
+    night = { ...night, events: 5 };
+    await fetchAll(sources, e, () => {});
+    const plain = (extra: object) => build({ env: e, sources, log: () => {}, guard: {}, ...extra });
+    await expect(plain({})).rejects.toThrow(SwitchRefused);
+    await expect(plain({})).rejects.toThrow(/^not switching to this build: 1 dataset would be dropped or shrink \(let one through with --accept <dataset>\):\n  feed: records fell from 30 to 5 \(-83\.3 %\), more than the 10 % allowed$/);
+    await expect(plain({ sources: sources.filter((s) => s.id !== 'earthquakes'), guard: { accept: ['feed'] } })).rejects.toThrow(/\n  earthquakes: in the live release \(\d+ records\), not in this build$/);
+    expect(readCurrent(e.ALMANAC_DIST)).toBe(live);
+    expect(readdirSync(releasesDir(e.ALMANAC_DIST)).filter((d) => d.startsWith('.tmp-'))).toEqual([]);
+    const accepted = await plain({ guard: { accept: ['feed'] } });
+    expect(readCurrent(e.ALMANAC_DIST)).toBe(accepted.release);
+    expect(JSON.parse(readFileSync(path.join(releaseDir(e.ALMANAC_DIST, accepted.release), MANIFEST), 'utf8')).datasets.feed.records).toBe(5);
   });
 });
 

@@ -120,5 +120,13 @@ describe('OpenAPI documents', () => {
     expect(out.text).toMatch(/only begotten Son/);
     expect(out.references).toHaveLength(3);
     for (const r of out.references) expect(r).toMatch(/^[0-9a-z]+\.\d+\.\d+$/);
+    expect(out).toMatchObject({ layer: expect.any(String), position: 1, readableText: expect.stringMatching(/^In the beginning/) });
+    expect(out.morphCode).toMatch(/^H/);
+    expect(out.available).toContain(true);
+    expect(out.wordTokens).toBeGreaterThan(0);
+  });
+
+  it('issue 38 item 11: no description points at the README (its sections moved to docs/)', () => {
+    for (const name of ['platform', 'v1'] as const) expect(JSON.stringify(docs[name]).match(/.{0,60}README.{0,40}/g) ?? [], name).toEqual([]);
   });
 });

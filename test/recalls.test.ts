@@ -1,21 +1,27 @@
+/**
+ * Recalls from openFDA's enforcement bulk files (issue 37, item 1): the reader and the
+ * source on an excerpt of the real drug file (test/fixtures/recalls/README.md), and the
+ * whole mirrored file when the mirror is there: every report of it, as its own count says.
+ */
 import fs from 'node:fs';
+import path from 'node:path';
+import { zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import source, { CENTERS, enforcementPages, type RecallRecord } from '../sources/recalls.ts';
-import { fakeUpstream, loopbackGet } from './helpers.ts';
+import source, { CENTERS, DRUG_COPY, bulkUrl, firmKey, type RecallRecord } from '../sources/recalls.ts';
+import { bulkLastUpdated, readOpenFdaBulk } from '../sources/readers/openfda-bulk.ts';
+import { sha256 } from '../pipeline/inputs.ts';
+import { mirrorLocation } from '../pipeline/paths.ts';
+import { MIRROR_ROOT, NEEDS_MIRROR } from './helpers.ts';
 
-// Not mirrored: fixtures only (see test/fixtures/recalls/README.md for where their records come from).
-const fixtureText = (name: string) => fs.readFileSync(new URL(`./fixtures/recalls/${name}`, import.meta.url), 'utf8');
-const fixture = (name: string) => JSON.parse(fixtureText(name));
-const raw = () => ({
-  food: [fixture('food-page-1.json'), fixture('food-page-2.json')],
-  drug: [fixture('drug-page-1.json')],
-  device: [fixture('device-page-1.json')],
-});
+const MEMBER = 'drug-enforcement-0001-of-0001.json';
+const excerpt = () => JSON.parse(fs.readFileSync(new URL(`./fixtures/recalls/${MEMBER}`, import.meta.url), 'utf8'));
+/** A bulk file as openFDA ships it: a zip with one JSON member. */
+const zipOf = (body: unknown, member = MEMBER) => Buffer.from(zipSync({ [member]: Buffer.from(JSON.stringify(body)) }));
 const byId = (records: RecallRecord[]) => new Map(records.map((r) => [r.id, r]));
+const check = new Ajv2020({ strict: true, allowUnionTypes: true }).compile(source.schema);
 
 function expectValid(records: RecallRecord[]) {
-  const check = new Ajv2020({ strict: true, allowUnionTypes: true }).compile(source.schema);
   for (const r of records) {
     expect(check(r), `${r.id}: ${JSON.stringify(check.errors)}`).toBe(true);
     expect(Object.keys(r)).toEqual(Object.keys(source.schema.properties));
@@ -23,137 +29,123 @@ function expectValid(records: RecallRecord[]) {
 }
 
 describe('recalls source', () => {
-  it('declares three optional paged live inputs and filters on schema fields', () => {
-    expect(source.id).toBe('recalls');
-    expect(source.contractVersion).toBe('0.1.0');
-    expect(Object.keys(source.inputs)).toEqual(['food', 'drug', 'device']);
+  it('reads the three openFDA bulk files, each optional: the drug file with its pinned copy, food and device saying why they may be missing', () => {
+    expect(source.contractVersion).toBe('0.2.0');
+    expect(Object.keys(source.inputs)).toEqual([...CENTERS]);
     for (const c of CENTERS) {
-      expect(source.inputs[c]).toMatchObject({ kind: 'live', url: `https://api.fda.gov/${c}/enforcement.json`, format: 'json', optional: true });
-      expect(typeof (source.inputs[c] as { pages?: unknown }).pages).toBe('function');
+      expect(source.inputs[c]).toMatchObject({ kind: 'live', url: `https://download.open.fda.gov/${c}/enforcement/${c}-enforcement-0001-of-0001.json.zip`, format: 'buffer', optional: true });
     }
-    for (const f of source.search.fields) expect(Object.keys(source.schema.properties)).toContain(f);
+    expect(source.inputs.drug).toMatchObject({ copies: [DRUG_COPY] });
+    expect(source.inputs.food).toMatchObject({ missingNote: expect.stringMatching(/No copy of openFDA's food enforcement bulk file was reachable/) });
+    expect(source.filters.map((f) => f.param)).toEqual(['agency', 'classification', 'status', 'firm', 'product_type', 'state', 'from', 'to']);
     for (const f of source.filters) expect(Object.keys(source.schema.properties)).toContain(f.field);
-    expect(source.filters.map((f) => f.param)).toEqual(['agency', 'classification', 'status', 'product_type', 'state', 'from', 'to']);
-    expect(source.provenance[0].licence.url).toBe('https://open.fda.gov/license/');
+    expect(source.provenance[0].licence).toMatchObject({ spdx: 'CC0-1.0', url: 'https://open.fda.gov/license/' });
   });
 });
 
-describe('recalls normalise', () => {
-  const records = source.normalise(raw());
+describe('the openFDA bulk reader', () => {
+  it('reads the zip\'s one JSON member, its last_updated and its results', () => {
+    const f = readOpenFdaBulk(zipOf(excerpt()), 'drug.zip');
+    expect(f).toMatchObject({ member: MEMBER, lastUpdated: '2023-08-05', total: 7 });
+    expect(f.results).toHaveLength(7);
+    expect(bulkLastUpdated(zipOf(excerpt()))).toBe('2023-08-05T00:00:00Z');
+  });
+
+  it('refuses a file whose results are fewer than its own total, a second member, and what is not a zip', () => {
+    const torn = excerpt();
+    torn.results.pop();
+    expect(() => readOpenFdaBulk(zipOf(torn), 'drug.zip')).toThrow(/drug\.zip drug-enforcement-0001-of-0001\.json: field meta\.results\.total \(the file holds 6 results\): unexpected 7/);
+    const two = Buffer.from(zipSync({ 'a.json': Buffer.from('{}'), 'b.json': Buffer.from('{}') }));
+    expect(() => readOpenFdaBulk(two, 'x.zip')).toThrow(/x\.zip: field \(zip members\)/);
+    expect(() => readOpenFdaBulk(Buffer.from('<html>not found</html>'), 'x.zip')).toThrow(/x\.zip: not a readable zip/);
+    const noDate = excerpt();
+    noDate.meta.last_updated = '08/05/2023';
+    expect(() => readOpenFdaBulk(zipOf(noDate), 'x.zip')).toThrow(/field meta\.last_updated/);
+  });
+});
+
+describe('recalls normalise (excerpt of the real drug file)', () => {
+  const records = source.normalise({ drug: zipOf(excerpt()) });
   const map = byId(records);
 
-  it('maps every report of every centre and page, schema-valid, keys in schema order', () => {
-    expect(records.map((r) => r.id).sort()).toEqual(['D-0115-2026', 'D-0247-2026', 'D-0289-2026', 'F-0438-2025', 'F-1858-2012', 'Z-2095-2012']);
+  it('serves every report of the file, schema-valid, keys in schema order', () => {
+    expect(records).toHaveLength(7);
+    expect([...map.keys()].sort()).toEqual(['D-0286-2022', 'D-0929-2023', 'D-1046-2016', 'D-1445-2020', 'D-923-2013', 'D0033-2015', 'event-90638']);
     expectValid(records);
   });
 
-  it('maps a food report: ISO dates, no termination, agency and centre', () => {
-    expect(map.get('F-0438-2025')).toEqual({
-      id: 'F-0438-2025', agency: 'FDA', center: 'food', product_type: 'Food', classification: 'Class I', status: 'Ongoing',
-      recalling_firm: 'GBC Food Services, LLC dba Yummi Sushi', city: 'Farmers Branch', state: 'TX', country: 'United States',
-      voluntary_mandated: 'Voluntary: Firm initiated', distribution_pattern: 'CO',
-      product_description: 'Cucumber w/ Ranch Snack Cup\t850065403144\tNet Wt: 9.5oz (269g)',
-      product_quantity: '6088 units (total)', reason_for_recall: 'Potential Salmonella',
-      code_info: 'Purchase Date: 11/22 to 11/29/2024', recall_initiation_date: '2024-11-29', report_date: '2025-02-05',
-      termination_date: null, event_id: '95888',
+  it('names a report FDA has not numbered yet by its event, and keeps numbers FDA wrote in another shape', () => {
+    expect(map.get('event-90638')).toMatchObject({
+      classification: 'Not Yet Classified', status: 'Ongoing', recalling_firm: 'Edgewell Personal Care Brands, LLC', event_id: '90638',
+      reason_for_recall: 'Chemical contamination: presence of Benzene', report_date: '2022-09-21', termination_date: null,
     });
+    expect(map.get('D0033-2015')).toMatchObject({ center: 'drug', product_type: 'Drugs', state: null, country: 'Guyana', report_date: '2014-10-29' });
   });
 
-  it('serves an empty string as null and a termination date as ISO', () => {
-    expect(map.get('D-0289-2026')).toMatchObject({ center: 'drug', classification: 'Class I', product_quantity: null, report_date: '2026-01-14' });
-    expect(map.get('Z-2095-2012')).toMatchObject({ center: 'device', product_type: 'Devices', status: 'Terminated', termination_date: '2012-12-19' });
+  it('maps a report field by field: ISO dates, "" as null, a missing termination date as null', () => {
+    const r = map.get('D-0929-2023')!;
+    expect(r).toMatchObject({ agency: 'FDA', center: 'drug', classification: 'Class II', status: 'Ongoing', state: 'MA', report_date: '2023-07-26', termination_date: null });
+    expect(r.recall_initiation_date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(map.get('D-923-2013')).toMatchObject({ state: null, country: 'Canada', status: 'Terminated', termination_date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
   });
 
-  it('orders newest report first', () => {
-    expect([...records].sort(source.order).map((r) => r.id)).toEqual(['D-0289-2026', 'D-0247-2026', 'D-0115-2026', 'F-0438-2025', 'F-1858-2012', 'Z-2095-2012']);
+  it('orders newest report first; the data date is the file\'s last_updated', () => {
+    expect([...records].sort(source.order)[0].id).toBe('D-0929-2023');
+    expect(source.upstreamTime!({ drug: zipOf(excerpt()) })).toBe('2023-08-05T00:00:00Z');
+    expect(source.upstreamTime!({})).toBeNull();
   });
 
-  it('builds from any one centre and keeps the newer copy of a repeated recall number', () => {
-    expect(source.normalise({ drug: [fixture('drug-page-1.json')] }).map((r) => r.center)).toEqual(['drug', 'drug', 'drug']);
-    const older = fixture('drug-page-1.json');
-    older.results[0].report_date = '20251001';
-    older.results[0].status = 'Pending';
-    const out = byId(source.normalise({ drug: [fixture('drug-page-1.json'), older] }));
-    expect(out.size).toBe(3);
-    expect(out.get('D-0115-2026')).toMatchObject({ status: 'Ongoing', report_date: '2025-11-05' });
+  it('keeps the newer copy of a recall number two files share, and builds from any one centre', () => {
+    const older = excerpt();
+    older.results = [{ ...older.results[2], status: 'Ongoing', report_date: '20200101' }];
+    older.meta.results = { skip: 0, limit: 1, total: 1 };
+    const out = byId(source.normalise({ drug: zipOf(excerpt()), food: zipOf(older, 'food-enforcement-0001-of-0001.json') }));
+    expect(out.size).toBe(7);
+    expect(out.get('D-0286-2022')).toMatchObject({ center: 'drug', status: 'Completed' });
   });
 
-  it('throws naming centre, page, result and field', () => {
-    const bad = raw();
-    bad.drug[0].results[2].report_date = '2026-01-07';
-    expect(() => source.normalise(bad)).toThrow(/recalls: drug page 0 result 2 \(D-0247-2026\) field report_date: unexpected "2026-01-07"/);
-    const badDate = raw();
-    badDate.food[1].results[0].termination_date = '20130231';
-    expect(() => source.normalise(badDate)).toThrow(/food page 1 result 0 \(F-1858-2012\) field termination_date/);
-    const noNumber = raw();
-    delete noNumber.device[0].results[0].recall_number;
-    expect(() => source.normalise(noNumber)).toThrow(/device page 0 result 0 field recall_number: unexpected undefined/);
-    const noFirm = raw();
-    noFirm.food[0].results[0].recalling_firm = '';
-    expect(() => source.normalise(noFirm)).toThrow(/food page 0 result 0 \(F-0438-2025\) field recalling_firm/);
-    expect(() => source.normalise({ food: [{ error: { code: 'NOT_FOUND', message: 'No matches found!' } }] })).toThrow(/food page 0 field meta/);
+  it('throws naming the file, the result and the field', () => {
+    const bad = excerpt();
+    bad.results[2].report_date = '2021-12-08';
+    expect(() => source.normalise({ drug: zipOf(bad) })).toThrow(/recalls: drug-enforcement-0001-of-0001\.json result 2 \(D-0286-2022\) field report_date: unexpected "2021-12-08"/);
+    const noFirm = excerpt();
+    noFirm.results[4].recalling_firm = '';
+    expect(() => source.normalise({ drug: zipOf(noFirm) })).toThrow(/result 4 \(D-0929-2023\) field recalling_firm/);
+    const odd = excerpt();
+    odd.results[1].recall_number = 'not a number';
+    expect(() => source.normalise({ drug: zipOf(odd) })).toThrow(/result 1 field recall_number: unexpected "not a number"/);
     expect(() => source.normalise({})).toThrow(/none of the inputs/);
   });
 });
 
-describe('recalls upstreamTime', () => {
-  it('is the newest meta.last_updated of all pages, as midnight UTC', () => {
-    expect(source.upstreamTime!(raw())).toBe('2026-01-28T00:00:00Z');
-    expect(source.upstreamTime!({ food: [fixture('food-page-1.json')] })).toBe('2025-02-11T00:00:00Z');
-    expect(source.upstreamTime!({})).toBeNull();
-    const bad = { device: [fixture('device-page-1.json')] };
-    bad.device[0].meta.last_updated = '01/27/2026';
-    expect(() => source.upstreamTime!(bad)).toThrow(/device page 0 field meta.last_updated/);
+describe('the firm filter', () => {
+  it('matches a firm as people write it: case, punctuation, & and trailing legal forms aside', () => {
+    for (const n of ['Sandoz Inc', 'Sandoz, Inc', 'Sandoz Incorporated', 'SANDOZ', 'sandoz inc.']) expect(firmKey(n), n).toBe('sandoz');
+    expect(firmKey('Eli Lilly & Co')).toBe(firmKey('Eli Lilly and Company'));
+    expect(firmKey('Fougera Pharmaceuticals  Inc.')).toBe('fougera pharmaceuticals');
+    // Words other than a trailing legal form still count; a name that is only a legal form is kept.
+    expect(firmKey('Pfizer Laboratories Div Pfizer Inc')).toBe('pfizer laboratories div pfizer');
+    expect(firmKey('Co.')).toBe('co');
+    const firm = source.filters.find((f) => f.param === 'firm')!;
+    expect(firm.valueAliases!({})('Sandoz, Inc', {})).toEqual(['sandoz']);
+    expect(firm.normalise!('Sandoz Inc.')).toBe('sandoz');
   });
 });
 
-describe('recalls pages', () => {
-  it('asks for two years of reports, newest first, 1000 a page, until total', async () => {
-    const up = await fakeUpstream((req) => {
-      const skip = new URL(req.url, 'http://x').searchParams.get('skip');
-      return { body: fixtureText(skip === '0' ? 'food-page-1.json' : 'food-page-2.json') };
-    });
-    try {
-      const bodies: Buffer[] = [];
-      for await (const b of enforcementPages(loopbackGet(up.base), 'food', new Date('2026-03-01T12:00:00Z'))) bodies.push(b);
-      expect(bodies).toHaveLength(2);
-      // total 1001: skip 0 and skip 1000, then stop.
-      expect(up.requests.map((r) => r.method)).toEqual(['GET', 'GET']);
-      expect(up.requests.map((r) => r.url)).toEqual([0, 1000].map((skip) =>
-        `/api.fda.gov/food/enforcement.json?search=report_date:[20240301+TO+20260301]&sort=report_date:desc&limit=1000&skip=${skip}`));
-      expect(source.normalise({ food: bodies.map((b) => JSON.parse(b.toString())) })).toHaveLength(2);
-    } finally {
-      await up.close();
-    }
-  });
-
-  it('stops at openFDA\'s skip limit of 25,000 and on an empty page', async () => {
-    const up = await fakeUpstream(() => ({ body: JSON.stringify({ meta: { last_updated: '2026-01-28', results: { skip: 0, limit: 1000, total: 90000 } }, results: [{}] }) }));
-    try {
-      let count = 0;
-      for await (const _ of enforcementPages(loopbackGet(up.base), 'device', new Date('2026-03-01T00:00:00Z'))) count++;
-      expect(count).toBe(26);
-      expect(new URL(up.requests.at(-1)!.url, 'http://x').searchParams.get('skip')).toBe('25000');
-    } finally {
-      await up.close();
-    }
-    const empty = await fakeUpstream(() => ({ body: JSON.stringify({ meta: { results: { skip: 0, limit: 1000, total: 5000 } }, results: [] }) }));
-    try {
-      for await (const _ of enforcementPages(loopbackGet(empty.base), 'drug')) { /* drain */ }
-      expect(empty.requests).toHaveLength(1);
-      expect(empty.requests[0].url).toMatch(/^\/api\.fda\.gov\/drug\/enforcement\.json\?search=report_date:\[\d{8}\+TO\+\d{8}\]&/);
-    } finally {
-      await empty.close();
-    }
-  });
-
-  it('computes the window on leap days without skipping a date', async () => {
-    const up = await fakeUpstream(() => ({ body: JSON.stringify({ meta: { results: { total: 0 } }, results: [] }) }));
-    try {
-      for await (const _ of enforcementPages(loopbackGet(up.base), 'food', new Date('2028-02-29T08:00:00Z'))) { /* drain */ }
-      expect(up.requests[0].url).toContain('search=report_date:[20260301+TO+20280229]');
-    } finally {
-      await up.close();
-    }
+describe.skipIf(!MIRROR_ROOT)(`recalls from the whole mirrored drug file ${NEEDS_MIRROR}`, () => {
+  it('serves all 15,542 reports of meta.results.total, each schema-valid, with unique ids', () => {
+    const zip = fs.readFileSync(mirrorLocation(DRUG_COPY.url, MIRROR_ROOT!));
+    expect(sha256(zip)).toBe(DRUG_COPY.sha256);
+    const file = readOpenFdaBulk(zip, path.basename(DRUG_COPY.url));
+    const records = source.normalise({ drug: zip });
+    expect(file.total).toBe(15_542);
+    expect(records).toHaveLength(file.total);
+    expect(new Set(records.map((r) => r.id)).size).toBe(records.length);
+    expectValid(records);
+    expect(records.filter((r) => r.id.startsWith('event-')).map((r) => r.id)).toEqual(['event-90638']);
+    // FDA's spellings of a firm fold to fewer firms (1,365 spellings, 1,222 firms).
+    expect(new Set(records.map((r) => r.recalling_firm)).size).toBe(1365);
+    expect(new Set(records.map((r) => firmKey(r.recalling_firm))).size).toBe(1222);
+    expect(bulkUrl('drug')).toBe(source.inputs.drug.kind === 'live' ? source.inputs.drug.url : '');
   });
 });

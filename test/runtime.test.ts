@@ -119,6 +119,15 @@ describe('running without devDependencies', () => {
       expect(r.code, `${entry}: ${r.out}`).toBe(0);
     }
 
+    // Issue 38, item 5: `npm run build` here (the recipe's step 2 once suggested it) made a
+    // release of 1 dataset live and exited 0. It reads devDependencies: refused, nothing live.
+    const fresh = path.join(work, 'serving-dist');
+    const building = await run(npm, ['run', '-s', 'build', '--', '--no-downloads'], { cwd: pkg, env: { ALMANAC_DIST: fresh, ALMANAC_CACHE: path.join(work, 'serving-cache') } });
+    expect(building.code, building.out).toBe(1);
+    expect(building.out).toMatch(/^build failed, live release unchanged: not switching to this build: \d+ datasets cannot be built in this install or would be dropped or shrink .*\n  elements: npm package chemical-elements is not installed \(run npm install\)\n/m);
+    expect(building.out).toMatch(/a serving install \(npm ci --omit=dev\) cannot build; run npm ci, or copy a built release with npm run release:pull/);
+    expect(existsSync(path.join(fresh, 'current'))).toBe(false);
+
     const dist = inject('sharedDist') ?? process.env.ALMANAC_TEST_DIST!;
     const state = path.join(work, 'state');
     mkdirSync(state);

@@ -43,6 +43,34 @@ describe('the nightly schedules', () => {
     expect(validateWorkflow(text.replace('runs-on:', 'runs_on:')).errors.length).toBeGreaterThan(0);
   });
 
+  // Issue 40, item 3: 7 kept releases (~1.5 GB each) outgrew the 10 GB of a repository's
+  // caches, Latin stayed pending without WORDS, and a cancelled run's dist was saved.
+  it('the GitHub workflow installs whitakers-words, keeps only the live release, saves no cancelled run, and keeps one cache entry', () => {
+    const text = read('.github/workflows/nightly.yml');
+    const step = (name: string) => text.split(/\n      - /).find((s) => s.includes(name)) ?? '';
+    expect(text).toMatch(/run: sudo apt-get update -q && sudo apt-get install -y -q --no-install-recommends whitakers-words\n/);
+    expect(text.indexOf('whitakers-words\n')).toBeLessThan(text.indexOf('npm run nightly -- --report'));
+    expect(step('name: npm run nightly')).toMatch(/ALMANAC_NIGHTLY_KEEP: '1'/);
+    const save = step('uses: actions/cache/save@v4');
+    expect(save).toMatch(/if: \$\{\{ !cancelled\(\) \}\}/);
+    expect(save).not.toMatch(/always\(\)/);
+    for (const p of ['dist', '.cache/upstream', '.cache/whitakers-words']) expect(save).toContain(`            ${p}\n`);
+    expect(step('gh cache delete')).toMatch(/steps\.save\.outcome == 'success'/);
+  });
+
+  it('the systemd install steps give the project folder to the almanac user and install whitakers-words', () => {
+    const doc = read('docs/nightly.md');
+    const steps = doc.slice(doc.indexOf('## Scheduling with systemd'), doc.indexOf('## Scheduling on GitHub Actions'));
+    const block = /```sh\n([\s\S]*?)```/.exec(steps)![1];
+    const at = (s: string) => block.indexOf(s);
+    expect(at('sudo chown -R almanac:almanac /srv/almanac')).toBeGreaterThan(at('sudo useradd'));
+    expect(at('sudo -u almanac npm ci')).toBeGreaterThan(at('sudo chown -R almanac:almanac /srv/almanac'));
+    expect(at('apt-get install -y whitakers-words')).toBeGreaterThan(-1);
+    expect(at('sudo systemctl enable --now almanac-nightly.timer')).toBeGreaterThan(at('sudo -u almanac npm ci'));
+    const service = unit(read('ops/systemd/almanac-nightly.service'));
+    expect(service.Service).toMatchObject({ User: ['almanac'], WorkingDirectory: ['/srv/almanac'] });
+  });
+
   it('the systemd timer starts the service, which runs the job and treats exit 3 as done', () => {
     const service = unit(read('ops/systemd/almanac-nightly.service'));
     const timer = unit(read('ops/systemd/almanac-nightly.timer'));

@@ -16,6 +16,8 @@ import { fsRelease } from '../server/release/fs-reader.ts';
 import type { Release } from '../server/release/release.ts';
 import { random } from './edge-urls.ts';
 import { cleanup, runTsx, startServer, tempDir, type Running } from './helpers.ts';
+import { schemasOf } from '../pipeline/bundle.ts';
+import { checkDatabase } from './sqlite-columns-check.ts';
 
 const IDS = ['elements', 'units', 'languages', 'languages/scripts', 'currencies', 'holidays', 'geography/countries', 'geography/regions', 'geography/places', 'geography/timezones', 'bible/kjv'];
 let work: string;
@@ -173,5 +175,40 @@ print(json.dumps({
     expect(got.licences).toBeGreaterThanOrEqual(IDS.length);
     expect(got.upstreams).toBeGreaterThanOrEqual(IDS.length);
     expect(got.readme).toEqual(expect.arrayContaining(['this file', 'a dataset', 'search', 'scripture']));
+  });
+
+  it('type every column as its field is in the record schema, every row of every file (the one with everything too), dates as ISO text', () => {
+    const infos = Object.fromEntries(release.datasets);
+    const schemas = schemasOf(Object.keys(infos));
+    const problems: string[] = [];
+    for (const [name, file] of files) problems.push(...checkDatabase(file, schemas, infos as any).problems.map((p) => `${name}: ${p}`));
+    expect(problems).toEqual([]);
+  });
+
+  it('explain themselves: the readme names the parameters every search query takes and where the book codes are; statistics are there', () => {
+    const got = python(`import json, sys, sqlite3
+db = sqlite3.connect(json.load(sys.stdin)['file'])
+readme = ' '.join(r[0] for r in db.execute('SELECT text FROM readme'))
+kjv = dict(db.execute("SELECT search_query, search_parameters FROM almanac_datasets WHERE id = 'bible/kjv'").fetchall())
+(query, params), = kjv.items()
+print(json.dumps({
+  'readme': readme,
+  'queries': db.execute('SELECT id, search_query, search_parameters FROM almanac_datasets WHERE search_query IS NOT NULL').fetchall(),
+  'verses': [r[0] for r in db.execute(query, {'query': '"love" "your" "enemies"', 'translation': 'kjv'}).fetchall()],
+  'genesis': db.execute("SELECT book, name, chapters, verses FROM books WHERE translation = 'kjv' AND name = 'Genesis'").fetchone(),
+  'books': db.execute("SELECT count(*) FROM books WHERE translation = 'kjv'").fetchone()[0],
+  'verse_books': db.execute("SELECT count(DISTINCT book) FROM verses WHERE translation = 'kjv'").fetchone()[0],
+  'analysed': [r[0] for r in db.execute('SELECT DISTINCT tbl FROM sqlite_stat1')],
+}))`, { file: files.get('all') });
+    // Every named parameter of every ready query is one the query declares, and the readme says how to fill it.
+    for (const [id, sql, params] of got.queries as [string, string, string][]) {
+      expect(JSON.parse(params), id).toEqual([...new Set([...sql.matchAll(/:([a-z_]+)/g)].map((m) => m[1]))]);
+      for (const p of JSON.parse(params)) expect(got.readme, `${id} :${p}`).toContain(`:${p}`);
+    }
+    expect(got.verses).toEqual(expect.arrayContaining(['matt.5.44', 'luke.6.27']));
+    expect(got.readme).toMatch(/books lists each translation's books/);
+    expect(got.genesis).toEqual(['gen', 'Genesis', 50, 1533]);
+    expect(got.books).toBe(got.verse_books);
+    expect(got.analysed).toEqual(expect.arrayContaining(['elements', 'holidays', 'verses', 'geography_places']));
   });
 });

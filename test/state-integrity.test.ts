@@ -4,7 +4,7 @@
  * running, untrustworthy quota state, and a journal that cannot be written.
  */
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../pipeline/paths.ts';
@@ -145,17 +145,18 @@ describe('faults 5 and 6: quota state the server cannot trust is refused with th
   it('fault 6: a deleted journal is refused instead of counting from zero', () => {
     const { d, journal } = stateWith(1000);
     rmSync(journal);
-    expect(() => new QuotaStore(d)).toThrow(/is missing.*Fix: restore it/);
+    expect(() => new QuotaStore(d)).toThrow(/is missing.*Fix: restore it from a backup, or create it holding only the line "# almanac usage journal \d+" and remove .*usage\.mark/);
   });
 
   it('issue 26 item 12: an emptied journal is refused like a deleted one; its header line accepts the snapshot\'s counts', () => {
     const { d, journal } = stateWith(1000);
     expect(readFileSync(journal, 'utf8').split('\n')[0]).toMatch(/^# almanac usage journal \d+$/);
     writeFileSync(journal, '');
-    expect(() => new QuotaStore(d)).toThrow(/is empty: it was emptied or replaced.*Fix: restore it from a backup, or write the line "# almanac usage journal \d+"/);
+    expect(() => new QuotaStore(d)).toThrow(/is empty: it was emptied or replaced.*Fix: restore it from a backup, or write the line "# almanac usage journal \d+" at its start and remove .*usage\.mark/);
     // The fix the message names works: the snapshot's counts (0 here: none folded yet) are kept.
     const gen = /usage\.(\d+)\.journal$/.exec(journal)![1];
     writeFileSync(journal, `# almanac usage journal ${gen}\n`);
+    rmSync(path.join(d, 'usage.mark'));
     expect(new QuotaStore(d).used('key_aaaaaaaaaaaa')).toBe(0);
     // A journal replaced by another's lines (no header) is refused too.
     writeFileSync(journal, `key_aaaaaaaaaaaa ${monthOf(Date.now())} ${Math.floor(Date.now() / 1000)}\n`);
@@ -189,9 +190,9 @@ describe('faults 5 and 6: quota state the server cannot trust is refused with th
     expect(() => runKeys(['usage'], { ALMANAC_STATE_DIR: d }, () => {})).toThrow(/out of range/);
   });
 
-  it('a torn line from a crash is still skipped and reported, not refused', () => {
+  it('a torn line inside a journal of a version before issue 38 is still skipped and reported, not refused', () => {
     const { d, journal } = stateWith(2);
-    appendFileSync(journal, `key_aaaaaaaaaaaa 2026-1`);
+    appendFileSync(journal, `key_aaaaaaaaaaaa 2026-1\n`);
     const logs: string[] = [];
     expect(new QuotaStore(d, { log: (m) => logs.push(m) }).used('key_aaaaaaaaaaaa')).toBe(2);
     expect(logs.join()).toMatch(/skipped 1 line/);
@@ -217,10 +218,10 @@ describe('fault 7: a failed durable write is not billed', () => {
     const d = dir();
     const app = createApp({
       dist: inject('sharedDist'), stateDir: d, log: quiet,
-      quota: { append: (fd, line) => {
+      quota: { io: { write: (fd, buf, off, len) => {
         if (fail) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
-        appendFileSync(fd, line);
-      } },
+        return writeSync(fd, buf, off, len);
+      } } },
     });
     await new Promise<void>((r) => app.server.listen(0, '127.0.0.1', r));
     const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;

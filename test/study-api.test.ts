@@ -153,6 +153,12 @@ describe('/source-texts and /source-coverage', () => {
       expect(ids[absent]).toMatchObject({ available: false });
       expect(ids[absent].reason.length).toBeGreaterThan(10);
     }
+    // Issue 37, item 7: the two Aramaic/Syriac traditions stay absent, saying why.
+    expect(ids.targums.reason).toMatch(/^No freely licensed copy exists: .*non-commercial.*paid plans/);
+    expect(ids['peshitta-ot'].reason).toMatch(/^No freely licensed copy exists: .*CC BY-NC.*paid plans/);
+    const coverage = (await call('/api/v1/source-coverage')).body.data.absent;
+    expect(coverage.map((a: any) => a.id)).toEqual(expect.arrayContaining(['targums', 'peshitta-ot']));
+    expect(coverage.find((a: any) => a.id === 'targums').reason).toBe(ids.targums.reason);
   });
   it('coverage counts equal a recount of the study shards', async () => {
     const { body } = await call('/api/v1/source-coverage');

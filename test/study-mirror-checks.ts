@@ -165,14 +165,44 @@ export function studyLayerChecks(server: () => { base: string; key: string }) {
       expect(c.uncovered_references.filter((k: string) => !c.uncovered_reasons[k]), `${l.id}: KJV verses without this layer, unexplained`).toEqual([]);
     }
   });
-  // Issue 25, finding 5: a role the spec names but the release lacks.
-  it('source_role=Greek Tradition answers 200 with no panels and says which layer is absent and why; an unknown role is 400', async () => {
+  // Issue 37, item 5: the Greek Tradition role is the Septuagint's lemmas (issue 25 answered it with a note of its absence).
+  it('source_role=Greek Tradition answers with the Septuagint\'s panels: lemmas with Strong\'s numbers and no text, saying why, in Rahlfs\' numbering; an unknown role is 400', async () => {
     const r = await call('/api/v1/study/kjv/gen/1/1?source_role=Greek%20Tradition');
     expect(r.status).toBe(200);
-    expect(r.body.source_panels).toEqual([]);
-    expect(r.body.meta.source_role_note.absent_layers.map((a: any) => a.id)).toEqual(['septuagint']);
-    expect(r.body.meta.source_role_note.note).toMatch(/Septuagint/);
+    expect(r.body.meta.source_role_note).toBeUndefined();
+    const [lxx, ...more] = r.body.source_panels as Panel[];
+    expect(more).toEqual([]);
+    expect(lxx).toMatchObject({ layer: 'septuagint', source_reference: 'gen.1.1', source_text: { source_role: 'Greek Tradition', kind: 'Greek Septuagint' } });
+    expect((lxx.source_text as any).note).toMatch(/^Lemmas only: .*not freely licensed/);
+    expect(lxx.tokens.map((t) => t.lemma)).toEqual(['ἐν', 'ἀρχή', 'ποιέω', 'ὁ', 'θεός', 'ὁ', 'οὐρανός', 'καί', 'ὁ', 'γῆ']);
+    expect(lxx.tokens[1]).toMatchObject({ id: 'septuagint:gen.1.1:2', text: null, language: 'grc', strong: 'G746', study_status: 'lexicon-aligned', licence: ['CC-BY-4.0'] });
+    expect(lxx.tokens[1].gloss).toMatch(/commencement/);
+    // The Greek psalm numbering: Brenton's (and the Septuagint's) Psalm 9:22 is the KJV's 10:1.
+    const ps = (await call('/api/v1/study/kjv/ps/10/1?source_role=Greek%20Tradition')).body.source_panels as Panel[];
+    expect(ps.map((p) => [p.layer, p.source_reference])).toEqual([['septuagint', 'ps.9.22']]);
+    expect((await call('/api/v1/study/brenton/ps/9/22?source_role=greek%20tradition')).body.source_panels.map((p: Panel) => p.source_reference)).toEqual(['ps.9.22']);
+    // The texts Rahlfs prints twice are separate, named panels.
+    const judg = (await call('/api/v1/study/kjv/judg/1/1?source_role=Greek%20Tradition')).body.source_panels as (Panel & { name: string })[];
+    expect(judg.map((p) => p.layer)).toEqual(['septuagint-judges-b', 'septuagint-judges-a']);
+    expect(judg[0].name).toMatch(/Judges, B text/);
+    const dan = (await call('/api/v1/study/kjv/dan/1/1?source_role=Greek%20Tradition')).body.source_panels as Panel[];
+    expect(dan.map((p) => p.layer)).toEqual(['septuagint-daniel-og', 'septuagint-daniel-th']);
     expect((await call('/api/v1/study/kjv/gen/1/1?source_role=Coptic')).status).toBe(400);
+  });
+  it('/source-coverage counts the Septuagint\'s 30,637 verses and 623,693 words as the upstream does, says they are lemmas only and credits the Open Scriptures Septuagint Project', async () => {
+    const cov = (await call('/api/v1/source-coverage')).body.data;
+    const lxx = cov.layers.filter((l: any) => l.id.startsWith('septuagint'));
+    expect(lxx.map((l: any) => l.id)).toEqual(['septuagint', 'septuagint-joshua-b', 'septuagint-joshua-a', 'septuagint-judges-b', 'septuagint-judges-a',
+      'septuagint-daniel-og', 'septuagint-daniel-th', 'septuagint-tobit-ba', 'septuagint-tobit-s']);
+    expect(lxx.reduce((n: number, l: any) => n + l.verses, 0)).toBe(30_637);
+    expect(lxx.reduce((n: number, l: any) => n + l.word_tokens, 0)).toBe(623_693);
+    for (const l of lxx) {
+      expect(l).toMatchObject({ source_role: 'Greek Tradition', generated: false });
+      expect(l.note).toMatch(/Lemmas only/);
+      expect(l.licence_notes.join(' ')).toMatch(/Creative Commons Attribution 4\.0: .*Open Scriptures Septuagint Project/);
+      expect(l.placement.same_number + l.placement.by_table + l.placement.unplaced).toBe(l.verses);
+    }
+    expect(cov.absent.map((a: any) => a.id)).not.toContain('septuagint');
   });
   it('each filter changes what it should and nothing else', async () => {
     const base = await panels('/api/v1/study/asv/gen/1/1');

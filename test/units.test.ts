@@ -119,8 +119,8 @@ describe('units normalise (fixtures)', () => {
     expect(u('beaufort')).toMatchObject({ convertible: false, not_convertible_reason: expect.stringContaining('beaufort') });
   });
 
-  it('gives aliases: UCUM case-insensitive code and name, CLDR spaced name', () => {
-    expect(source.aliases!(u('[mi_i]'))).toEqual(['[MI_I]', 'mile']);
+  it('gives aliases: UCUM case-insensitive code, name and code without brackets, CLDR spaced name', () => {
+    expect(source.aliases!(u('[mi_i]'))).toEqual(['[MI_I]', 'mile', 'mi_i']);
     expect(source.aliases!(u('mile'))).toEqual(['miles', 'mi']);
     expect(u('mile')).toMatchObject({ symbol: 'mi', common_names: ['miles', 'mi'] });
   });
@@ -220,6 +220,9 @@ describe('units normalise (real installed packages)', () => {
     for (const [typed, id] of [['mi', 'mile'], ['ft', 'foot'], ['lb', 'pound'], ['in', 'inch'], ['km/h', 'kilometer-per-hour'],
       ['mph', 'mile-per-hour'], ['kWh', 'kilowatt-hour'], ['kJ', 'kilojoule'], ['miles', 'mile'], ['feet', 'foot'], ['inches', 'inch'],
       ['pounds', 'pound'], ['mmHg', 'millimeter-ofhg'], ['square feet', 'square-foot']])
+      expect(find(typed)?.id, typed).toBe(id);
+    // A UCUM code without its brackets, as a path writes it (issue 36, item 11: /apis/units/gal_us was a 404).
+    for (const [typed, id] of [['gal_us', '[gal_us]'], ['GAL_US', '[gal_us]'], ['gal_br', '[gal_br]'], ['mi_i', '[mi_i]'], ['ft_i', '[ft_i]']])
       expect(find(typed)?.id, typed).toBe(id);
     expect(convert(find('km/h')!, find('mph')!, '100')).toMatchObject({ ok: true, value_exact: '62.137119223733396962', exact: false }); // 100/1.609344 does not terminate
     expect(convert(find('mph')!, find('km/h')!, '60')).toMatchObject({ ok: true, value_exact: '96.56064', exact: true });

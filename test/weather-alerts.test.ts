@@ -2,11 +2,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import alerts, { type WeatherAlertRecord } from '../sources/weather-alerts.ts';
+import alerts, { ALERTS_SNAPSHOT, type WeatherAlertRecord } from '../sources/weather-alerts.ts';
+import { sha256 } from '../pipeline/inputs.ts';
+import { mirrorLocation } from '../pipeline/paths.ts';
 import { MIRROR_ROOT, NEEDS_MIRROR } from './helpers.ts';
 
 /** active.geojson: the live response shape (real alerts from the mirror, with feature id/type and the top-level
- * @context/title/updated the API sends); active.json: the mirrored trimmed + wrapped shape (PROVENANCE row 1). */
+ * @context/title/updated the API sends); active.json: the mirrored trimmed + wrapped shape (PROVENANCE row 1);
+ * snapshot-2025-03-17.json: 3 of the 622 features of the complete response saved in RuthannO/Weather-Alerts at
+ * dbbdd001…, copied whole with the response's @context, type, title and updated. */
 const fixture = (name: string) => JSON.parse(fs.readFileSync(new URL(`./fixtures/weather-alerts/${name}`, import.meta.url), 'utf8'));
 const live = () => ({ alerts: fixture('active.geojson') });
 const wrapped = () => ({ alerts: fixture('active.json') });
@@ -23,7 +27,10 @@ describe('weather-alerts source definition', () => {
     expect(alerts.id).toBe('weather-alerts');
     expect(alerts.contractVersion).toBe('0.1.0');
     expect(alerts.inputs).toEqual({
-      alerts: { kind: 'live', url: 'https://api.weather.gov/alerts/active', format: 'json', variants: ['https://api.weather.gov/alerts/active.json'] },
+      alerts: {
+        kind: 'live', url: 'https://api.weather.gov/alerts/active', format: 'json', variants: ['https://api.weather.gov/alerts/active.json'],
+        copies: [ALERTS_SNAPSHOT], dataTime: expect.any(Function),
+      },
     });
     const fields = Object.keys(alerts.schema.properties);
     expect(fields[0]).toBe('id');
@@ -34,6 +41,44 @@ describe('weather-alerts source definition', () => {
     expect(alerts.filters.find((f) => f.param === 'from')).toMatchObject({ field: 'sent', compare: { op: 'min', type: 'date' } });
     expect(alerts.expires).toEqual({ field: 'in_effect_until' });
     expect(alerts.provenance[0].licence.spdx).toBe('LicenseRef-US-Gov-PD');
+  });
+});
+
+describe('weather-alerts from the complete response of 2025-03-17 (issue 37, item 6; an excerpt of the snapshot)', () => {
+  const snapshot = () => fixture('snapshot-2025-03-17.json');
+
+  it('is newer than the trimmed variant by its own `updated`, which the variant lacks', () => {
+    const dataTime = (alerts.inputs.alerts as { dataTime: (b: unknown) => string | null }).dataTime;
+    expect(dataTime(snapshot())).toBe('2025-03-17T17:09:31+00:00');
+    expect(dataTime(fixture('active.json'))).toBeNull();
+  });
+
+  it('keeps each alert\'s own id (the feature id is its @id), with the response time as upstream time', () => {
+    const records = alerts.normalise({ alerts: snapshot() });
+    expectValid(records);
+    expect(records).toHaveLength(3);
+    for (const [i, f] of snapshot().features.entries()) {
+      expect(records[i].id).toBe(f.properties.id);
+      expect(records[i].url).toBe(f.id);
+    }
+    expect(records.map((r) => r.event)).toEqual(['Flood Warning', 'High Wind Watch', 'Small Craft Advisory']);
+    expect(records[2]).toMatchObject({ states: [], zones: expect.arrayContaining([expect.stringMatching(/^PK/)]) });
+    expect(alerts.upstreamTime!({ alerts: snapshot() })).toBe('2025-03-17T17:09:31Z');
+    const bad = snapshot();
+    bad.features[1].id = bad.features[0].id;
+    expect(() => alerts.normalise({ alerts: bad })).toThrow(/feature 1 .* field id/);
+  });
+
+  it.skipIf(!MIRROR_ROOT)(`the whole snapshot: 622 alerts with their ids, all in effect when it was taken ${NEEDS_MIRROR}`, () => {
+    const buf = fs.readFileSync(mirrorLocation(ALERTS_SNAPSHOT.url, MIRROR_ROOT!));
+    expect(sha256(buf)).toBe(ALERTS_SNAPSHOT.sha256);
+    const body = JSON.parse(buf.toString('utf8'));
+    const records = alerts.normalise({ alerts: body });
+    expectValid(records);
+    expect(records).toHaveLength(622);
+    expect(new Set(records.map((r) => r.id)).size).toBe(622);
+    expect(records.every((r, i) => r.url === body.features[i].id)).toBe(true);
+    expect(records.filter((r) => r.in_effect_until > '2025-03-17T17:09:31Z')).toHaveLength(622);
   });
 });
 
@@ -99,9 +144,12 @@ describe('weather-alerts normalise (fixtures)', () => {
     expect(sorted[0]).toBe('2024-12-08T22:46:06Z');
   });
 
-  it('upstreamTime is the response\'s updated, null for the mirrored copy', () => {
+  it('upstreamTime is the response\'s updated; for the mirrored copy, which has none, its newest alert\'s sent (issue 36, item 10)', () => {
     expect(alerts.upstreamTime!(live())).toBe('2024-12-08T22:47:00Z');
-    expect(alerts.upstreamTime!(wrapped())).toBeNull();
+    const newestSent = [...fromMirror.values()].map((r) => r.sent).sort().pop();
+    expect(alerts.upstreamTime!(wrapped())).toBe(newestSent);
+    expect(newestSent).toBe('2024-12-08T22:46:06Z');
+    expect(alerts.upstreamTime!({ alerts: { type: 'FeatureCollection', features: [] } })).toBeNull();
   });
 
   it('fails naming feature and field on unexpected shapes', () => {
@@ -130,7 +178,7 @@ describe('weather-alerts on the mirrored response', () => {
     const records = alerts.normalise({ alerts: body });
     expectValid(records);
     expect(records.length).toBe(444);
-    expect(alerts.upstreamTime!({ alerts: body })).toBeNull();
+    expect(alerts.upstreamTime!({ alerts: body })).toBe('2024-12-08T22:46:06Z');
     const count = (f: (r: WeatherAlertRecord) => boolean) => records.filter(f).length;
     expect(count((r) => r.event === 'Gale Warning')).toBe(154);
     expect(count((r) => r.severity === 'Severe')).toBe(51);

@@ -35,7 +35,7 @@ async function served(rel: Release): Promise<Served | null> {
   const base = bundleBase(rel.id);
   const files = new Map<string, DownloadReply>();
   for (const a of downloads.archives) {
-    files.set(a.file, { kind: 'download', file: base + a.file, name: a.file, size: a.size, etag: `"${a.sha256.slice(0, 32)}"`, type: 'application/gzip' });
+    files.set(a.file, { kind: 'download', file: base + a.file, name: a.file, size: a.size, etag: `"${a.sha256.slice(0, 32)}"`, type: 'application/gzip', sha256: a.sha256 });
   }
   for (const [name, type] of [[DOWNLOADS, 'application/json; charset=utf-8'], [SHA256SUMS, 'text/plain; charset=utf-8']]) {
     const body = Buffer.from((name === DOWNLOADS ? text : await rel.bundleText(name)) ?? '');
@@ -45,6 +45,45 @@ async function served(rel: Release): Promise<Served | null> {
   byRelease.set(rel, s);
   return s;
 }
+
+/**
+ * A download's bytes are checked against download.json's sha256 before they are sent
+ * (issue 40, item 4: a same-size damaged laws-regulations.sqlite.gz was served under its
+ * old checksum). Hashed once per copy of the file: the result is kept with the file's
+ * signature (inode, size, mtime, ctime), which any write changes, so each later request
+ * costs one stat and a changed file is hashed again. A file that differs (or is missing)
+ * answers 503 release_corrupt, is listed by /healthz, and is logged once; a store that
+ * checked every file when it was written (R2) is not hashed again.
+ */
+const checked = new WeakMap<Release, Map<string, { sig: string; ok: Promise<boolean> }>>();
+
+async function checkDownload(rel: Release, f: DownloadReply): Promise<void> {
+  const { reader } = rel;
+  if (!f.sha256 || reader.verified || !reader.hash || !reader.signature) return;
+  const sig = reader.signature(f.file);
+  let files = checked.get(rel);
+  if (!files) checked.set(rel, (files = new Map()));
+  let c = files.get(f.file);
+  if (!c || c.sig !== sig) {
+    const ok = sig === undefined ? Promise.resolve(false)
+      : reader.hash(f.file).then((h) => h.sig === sig && h.sha256 === f.sha256, () => false);
+    files.set(f.file, (c = { sig: sig ?? '', ok }));
+  }
+  const name = `downloads/${f.name}`;
+  if (await c.ok) {
+    rel.corrupt.delete(name); // repaired in place (a rebuild of the same release)
+    return;
+  }
+  if (!rel.corrupt.has(name)) {
+    rel.corrupt.add(name);
+    rel.onCorrupt(name);
+  }
+  throw new ApiError('release_corrupt', `the download ${f.name} does not match its sha256 in download.json; it is not served and the operator has been told`, { file: name });
+}
+
+const NO_DOWNLOADS_NOTE = 'no downloads were written for this release: npm run build writes them (npm start and npm run build -- --no-downloads do not); npm run bundle writes them for the live release';
+/** An extracted offline bundle has no downloads of its own, and no build to run (issue 40). */
+const BUNDLE_NOTE = 'this server serves an extracted offline bundle (npm run serve -- --bundle), which holds no downloads: the server it came from lists them at /apis/downloads';
 
 export const listDownloads: Handler = async (ctx) => {
   const s = await served(ctx.release);
@@ -57,7 +96,7 @@ export const listDownloads: Handler = async (ctx) => {
         root: s.downloads.root, total: s.downloads.archives.length, links: { manifest: link(DOWNLOADS), sha256sums: link(SHA256SUMS) },
       },
     }
-    : { data: [], meta: { release: ctx.release.id, total: 0, note: 'no downloads were written for this release: npm run build writes them (npm start and npm run build -- --no-downloads do not); npm run bundle writes them for the live release' } };
+    : { data: [], meta: { release: ctx.release.id, total: 0, note: ctx.release.bundle ? BUNDLE_NOTE : NO_DOWNLOADS_NOTE } };
   return { kind: 'json', body: JSON.stringify(body) };
 };
 
@@ -105,6 +144,7 @@ const HEADERS = [
 export async function downloadResponse(req: CoreRequest, release: Release, f: DownloadReply, policy: string[], admitted: string[], bill: () => Promise<string[]>): Promise<CoreResponse> {
   const base = [...HEADERS, ...policy, 'content-type', f.type, 'etag', f.etag, 'content-disposition', `attachment; filename="${f.name}"`];
   if (notModified(req, f.etag)) return { status: 304, headers: [...base, ...admitted] };
+  await checkDownload(release, f);
   const headers = [...base, ...(await bill())];
   const ifRange = req.header('if-range');
   const range = ifRange && ifRange.trim() !== f.etag ? null : parseRange(req.header('range'), f.size);

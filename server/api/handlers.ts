@@ -29,6 +29,8 @@ export interface Ctx {
   usage?: Usage;
   /** The token reviews in force (state/reviews.ts), read when a study handler asks. */
   reviews: () => ReviewView | Promise<ReviewView>;
+  /** Why the server is not ready (/readyz); absent where the runtime has no such state (the Worker). */
+  ready?: () => string[];
 }
 
 export type Reply =
@@ -36,7 +38,8 @@ export type Reply =
   | { kind: 'json'; body: Buffer | string; etag?: string }
   | { kind: 'file'; path: string }
   /** A bundle archive outside the release (server/downloads.ts): streamed, with Range support. */
-  | { kind: 'download'; /** dist-relative path (bundles/<id>/<name>) */ file: string; name: string; size: number; etag: string; type: string };
+  | { kind: 'download'; /** dist-relative path (bundles/<id>/<name>) */ file: string; name: string; size: number; etag: string; type: string;
+    /** download.json's sha256 of an archive, checked before its bytes are sent (server/api/downloads.ts). */ sha256?: string };
 
 /** A handler answers at once, or (searches) with a promise so long work can yield to other requests. */
 export type Handler = (ctx: Ctx) => Reply | Promise<Reply>;
@@ -95,7 +98,7 @@ async function page(ctx: Ctx, ds: string, ordinals: number[] | null, extraMeta: 
   const i = info(ctx, ds);
   const total = ordinals ? ordinals.length : i.records;
   const lines = ordinals
-    ? await Promise.all(ordinals.slice(offset, offset + limit).map((o) => ctx.release.record(ds, o)))
+    ? await ctx.release.records(ds, ordinals.slice(offset, offset + limit))
     : await ctx.release.slice(ds, offset, limit);
   let next: string | null = null;
   if (offset + limit < total) {
@@ -222,7 +225,7 @@ export const get = (ds: string, ambiguousIds?: string): Handler => async (ctx) =
   const key = Object.values(ctx.params).join('/'); // a zone name may arrive as several segments (Europe/Berlin)
   const candidates = ambiguousIds && (await ctx.release.lookup(ds, key)) === undefined ? await ctx.release.filter(ds, ambiguousIds, key.toLowerCase()) : undefined;
   if (candidates) {
-    const lines = await Promise.all(candidates.slice(0, 100).map((o) => ctx.release.record(ds, o)));
+    const lines = await ctx.release.records(ds, candidates.slice(0, 100));
     const ids = lines.map((l) => (JSON.parse(l.toString('utf8')) as { id: string }).id);
     throw new ApiError('ambiguous_id', `'${key.slice(0, 100)}' names ${candidates.length} records of ${ds}; request one of them by id`, { dataset: ds, id: key.slice(0, 100), candidates: ids });
   }
@@ -260,29 +263,7 @@ export const viewGet = (ds: string, fixed: Record<string, string>): Handler => a
   return { kind: 'json', body };
 };
 
-/** `degraded` when a release file failed its checksum (those files answer 503 release_corrupt). */
-export const health: Handler = (ctx) => {
-  const corrupt = [...ctx.release.corrupt];
-  return { kind: 'json', body: JSON.stringify(corrupt.length ? { status: 'degraded', release: ctx.release.id, corrupt_files: corrupt } : { status: 'ok', release: ctx.release.id }) };
-};
-
 export const openapi: Handler = () => ({ kind: 'file', path: OPENAPI });
-
-export const frontDoor: Handler = (ctx) => ({
-  kind: 'json',
-  body: JSON.stringify({
-    name: 'almanac: reference datasets under /apis, scripture text and word study under /api/v1',
-    release: ctx.release.id,
-    links: {
-      docs: '/docs/', platform_openapi: '/apis/openapi.json', scripture_openapi: '/api/v1/openapi', health: '/healthz',
-      catalogue: '/apis', translations: '/api/v1/translations', downloads: '/apis/downloads',
-    },
-    credentials: {
-      '/apis': 'X-Service-Key: <key> or Authorization: Bearer <key>',
-      '/api/v1': 'Authorization: Bearer <key>, X-Scripture-Key: <key> or ?key=<key>',
-    },
-  }),
-});
 
 /** Where a catalogue entry is served: translations and the study layers live under /api/v1, not /apis. */
 function endpointOf(id: string): string {
@@ -309,7 +290,22 @@ export const catalogue: Handler = (ctx) => {
     records: i.records,
     status: 'available',
     endpoints: endpointOf(i.id),
+    // Optional inputs this release was built without, and why (issue 37: the food and device
+    // recall files, the subcounty populations): a partial dataset says what it lacks.
+    ...(i.missing_inputs?.length ? { missing_inputs: i.missing_inputs.map((input) => ({ input, reason: i.missing_reasons?.[input] ?? 'not fetched' })) } : {}),
   }));
   for (const [id, reason] of Object.entries(ctx.release.absent)) data.push({ dataset: id, status: 'absent', reason } as any);
   return { kind: 'json', body: JSON.stringify({ data, meta: { release: ctx.release.id, platform_contract_version: '0.9.0' } }) };
 };
+
+/** Which live datasets of the release are stale right now, as a short string (recomputed once a second). */
+const staleMemo = new WeakMap<Release, { second: number; sig: string }>();
+export function staleSignature(rel: Release, now: number): string {
+  const second = Math.floor(now / 1000);
+  const m = staleMemo.get(rel);
+  if (m && m.second === second) return m.sig;
+  let sig = '';
+  for (const i of rel.datasets.values()) if (i.live) sig += isStale(i, now) ? '1' : '0';
+  staleMemo.set(rel, { second, sig });
+  return sig;
+}

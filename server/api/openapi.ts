@@ -23,7 +23,7 @@ const RATE_HEADERS = {
   RateLimit: HEADER('Remaining requests of the month and seconds to its end: "monthly";r=<remaining>;t=<seconds>'),
   'RateLimit-Policy': HEADER('The key\'s limits, the same on every response of a key: "monthly";q=<quota>;w=2592000, "burst";q=<per second>;w=1 (the quota is per UTC calendar month; RateLimit\'s t is the exact time to its reset)'),
 };
-/** Datasets with live inputs: their answers carry Data-Age (README "Responses: compression, ETags, cache policy"). */
+/** Datasets with live inputs: their answers carry Data-Age (docs/platform-api.md, "Responses: compression, ETags, cache policy"). */
 const LIVE = new Set(SOURCES.filter((s) => !!s.expires || Object.values(s.inputs).some((i) => i.kind === 'live')).map((s) => s.id));
 
 /** The envelope with `code` narrowed to this status's codes (a copy: Error forbids extra properties, so allOf cannot narrow it). */
@@ -62,7 +62,7 @@ function operation(route: Route, codes: string[], surface: Surface, authStatuses
   ];
   const okHeaders = {
     ETag: HEADER('Content hash of this representation ("<hash>", "<hash>-br", "<hash>-gz"); send it back in If-None-Match for a 304'),
-    'Cache-Control': HEADER('How long and by whom the response may be cached (keyed data is private; README "Responses: compression, ETags, cache policy")'),
+    'Cache-Control': HEADER('How long and by whom the response may be cached (keyed data is private; docs/platform-api.md, "Responses: compression, ETags, cache policy")'),
     Vary: HEADER('Accept-Encoding, where the body may be sent compressed (br, gzip), and the credential headers on keyed answers'),
     'Content-Encoding': HEADER('br or gzip when the request\'s Accept-Encoding allowed it and the body is over 1 KiB; absent for identity'),
     ...(route.dataset && LIVE.has(route.dataset) ? { 'Data-Age': HEADER('Seconds since the feed\'s data was published upstream (or fetched); meta.stale says whether that is past the feed\'s refresh', 'integer') } : {}),
@@ -130,7 +130,7 @@ function document(spec: DocSpec): Record<string, unknown> {
 
 const ALL_CODES = Object.keys(ERROR_CATALOGUE);
 const SCRIPTURE_ONLY = ['api_key_required', 'invalid_api_key', 'inactive_api_key', 'invalid_reference', 'range_out_of_order', 'range_too_long', 'range_translation_mismatch', 'translation_not_found', 'translation_unavailable', 'book_not_found', 'chapter_not_found', 'verse_not_found'];
-const PLATFORM_ONLY = ['download_not_found', 'range_not_satisfiable', 'authentication_required', 'invalid_key', 'conflicting_credentials', 'dataset_not_found', 'record_not_found', 'dataset_unavailable', 'incompatible_units', 'unit_not_convertible', 'invalid_value', 'unknown_unit'];
+const PLATFORM_ONLY = ['not_ready', 'download_not_found', 'range_not_satisfiable', 'authentication_required', 'invalid_key', 'conflicting_credentials', 'dataset_not_found', 'record_not_found', 'dataset_unavailable', 'incompatible_units', 'unit_not_convertible', 'invalid_value', 'unknown_unit'];
 
 export function platformOpenApi(examples?: Map<string, Example>): Record<string, unknown> {
   const schemas: Record<string, SchemaObject> = {};

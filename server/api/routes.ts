@@ -15,8 +15,18 @@ import { CONVERT_PARAMS, CONVERT_SCHEMA, convertHandler } from './convert.ts';
 import { GEO_PARAMS, INCLUDE_EXPIRED } from './filters.ts';
 import { TAG_SCHEMA, tagReply } from './language-tags.ts';
 import { getDownload, listDownloads } from './downloads.ts';
+import { frontDoor } from './front-door.ts';
+import { health, ready } from './probes.ts';
 import { CATALOGUE_SCHEMA, DATASET_META, LIST_META } from './schemas.ts';
 import type { ResponseKind } from '../http/cache-policy.ts';
+
+/**
+ * What a request of a route costs the server, and so which lane of the Node server's
+ * admission it waits in (server/node/admission.ts): `free` never waits (/healthz,
+ * /readyz), `lookup` (records, list pages, documents), `search`, `range` (study and
+ * morphology ranges, text ranges, whole books: megabytes of composed body).
+ */
+export type Cost = 'free' | 'lookup' | 'search' | 'range';
 
 export interface Route {
   path: string;
@@ -40,6 +50,8 @@ export interface Route {
   billed?: boolean;
   /** Media type of the 200 body when it is not JSON (a download, served with Range support). */
   media?: string;
+  /** Its cost class (default `lookup`); `q`: a list page, a `search` when the request has `q=`. */
+  cost?: Cost | 'q';
   handler: h.Handler;
 }
 
@@ -109,18 +121,18 @@ export function datasetRoutes(s: DatasetSource<any>): Route[] {
   const base = { tag: s.id, dataset: s.id, auth: true, ...(s.expires ? { cache: false } : {}) };
   const routes: Route[] = [
     {
-      ...base, path: `/apis/${s.id}`, operationId: `${camel(s.id)}List`, summary: `List ${s.title.toLowerCase()}`,
+      ...base, path: `/apis/${s.id}`, operationId: `${camel(s.id)}List`, summary: `List ${s.title.toLowerCase()}`, cost: 'q',
       pathParams: [], query: [OPTIONAL_Q, LIMIT, OFFSET, ...filters], response: listOf(ref, s.maxLimit), handler: h.list(s.id),
     },
     {
-      ...base, path: `/apis/${s.id}/search`, operationId: `${camel(s.id)}Search`, summary: `Search ${s.title.toLowerCase()}`,
+      ...base, path: `/apis/${s.id}/search`, operationId: `${camel(s.id)}Search`, summary: `Search ${s.title.toLowerCase()}`, cost: 'search',
       pathParams: [], query: [Q, LIMIT, OFFSET, ...filters], response: listOf(ref, s.maxLimit), handler: h.search(s.id),
     },
   ];
   for (const v of s.views ?? []) {
     const fixed = new Set(Object.keys(v.filter));
     routes.push({
-      ...base, path: `/apis/${s.id}/${v.segment}`, operationId: `${camel(s.id)}${camel(`-${v.segment}`)}`, summary: v.summary,
+      ...base, path: `/apis/${s.id}/${v.segment}`, operationId: `${camel(s.id)}${camel(`-${v.segment}`)}`, summary: v.summary, cost: 'q',
       pathParams: [], query: [OPTIONAL_Q, LIMIT, OFFSET, ...filters.filter((f) => !fixed.has(f.name))], response: listOf(ref, s.maxLimit), handler: h.view(s.id, v.filter),
     });
     if (v.get) {
@@ -230,16 +242,21 @@ const FRONT_DOOR_SCHEMA: SchemaObject = {
 
 export const ROUTES: Route[] = [
   {
-    path: '/', operationId: 'frontDoor', summary: 'Links to the docs page, both OpenAPI documents and /healthz, and which credential each surface reads (no key, not counted)', tag: 'platform',
-    pathParams: [], query: [], auth: false, policy: 'health', handler: h.frontDoor, response: FRONT_DOOR_SCHEMA,
+    path: '/', operationId: 'frontDoor', summary: 'Links to the docs page, both OpenAPI documents, /healthz and /readyz, and which credential each surface reads (no key, not counted); a browser (Accept: text/html) gets them as an HTML page', tag: 'platform',
+    pathParams: [], query: [], auth: false, policy: 'front', handler: frontDoor, response: FRONT_DOOR_SCHEMA,
   },
   {
     path: '/healthz', operationId: 'health', summary: 'Liveness and the live release id; "degraded" lists release files that failed their checksum (no key, not counted)', tag: 'platform',
-    pathParams: [], query: [], auth: false, policy: 'health', handler: h.health,
+    pathParams: [], query: [], auth: false, policy: 'health', cost: 'free', handler: health,
     response: {
       type: 'object', required: ['status', 'release'],
       properties: { status: { enum: ['ok', 'degraded'] }, release: { type: 'string' }, corrupt_files: { type: 'array', items: { type: 'string' } } },
     },
+  },
+  {
+    path: '/readyz', operationId: 'ready', summary: 'Readiness: 200 when this server should get traffic; 503 not_ready (with the reasons) while it drains for a shutdown, loads its search indexes, or cannot count requests (no key, not counted)', tag: 'platform',
+    pathParams: [], query: [], auth: false, policy: 'health', cost: 'free', handler: ready,
+    response: { type: 'object', required: ['status', 'release'], properties: { status: { const: 'ready' }, release: { type: 'string' } } },
   },
   {
     path: '/apis', operationId: 'catalogue', summary: 'Datasets with contract version, data release, record count and sources', tag: 'platform',

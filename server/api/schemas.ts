@@ -86,6 +86,10 @@ export const CATALOGUE_SCHEMA: SchemaObject = {
             properties: {
               ...DATASET_META_PROPS, title: str, description: str, coverage: nullableStr, records: { type: 'integer', minimum: 0 },
               status: { const: 'available' }, endpoints: str,
+              missing_inputs: {
+                type: 'array', description: 'Optional inputs this release was built without, each with the reason (the dataset serves what the others hold)',
+                items: { type: 'object', required: ['input', 'reason'], properties: { input: str, reason: str } },
+              },
               data_date: { ...nullableStr, description: "The data's own date: the upstream's timestamp, else when the live input was fetched; null for fixed data" },
               refresh: {
                 type: 'object', required: ['expected_seconds', 'stale_after_seconds'], description: 'Live feeds: expected refresh interval and the age past which meta.stale is true',

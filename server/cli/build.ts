@@ -12,8 +12,10 @@ import { OPENAPI, OPENAPI_V1 } from '../../pipeline/paths.ts';
 import type { OutFile } from '../../pipeline/shards.ts';
 import type { Manifest } from '../../pipeline/writer.ts';
 import { releaseOpenApi } from '../api/openapi.ts';
-import { bundleComplete, writeBundle } from '../../pipeline/bundle.ts';
+import { bundleProblem, readDownloads, writeBundle } from '../../pipeline/bundle.ts';
 import { BUILD_HEAP_GROWING_PERCENT, applyHeapGrowth } from '../node/heap.ts';
+import { DEFAULT_MAX_DROP } from '../../pipeline/gate.ts';
+import { ALL_SOURCES } from '../../sources/index.ts';
 
 /** openapi.json, openapi-v1.json and the docs page of the release in `at`. */
 export async function releaseDocuments(at: { dir: string; manifest: Manifest }): Promise<OutFile[]> {
@@ -41,19 +43,42 @@ export const buildHeapGrowth = (env: NodeJS.ProcessEnv = process.env) => applyHe
  * identical rebuild keeps the ones it has.
  */
 export const withDownloads = (env: NodeJS.ProcessEnv = process.env, log?: (l: string) => void): BuildOptions['beforeLive'] => async (dist, release) => {
-  if (bundleComplete(dist, release)) {
-    (log ?? console.log)(`downloads of ${release}: already written, kept`);
+  const say = log ?? console.log;
+  const problem = await bundleProblem(dist, release);
+  if (!problem) {
+    say(`downloads of ${release}: already written, each file checked against its sha256, kept`);
     return;
   }
+  // Say why when there were downloads to keep (a first write needs no reason).
+  if (readableDownloads(dist, release)) say(`downloads of ${release}: written again: ${problem}`);
   await writeBundle({ env: { ...env, ALMANAC_DIST: dist }, release, log });
 };
 
+const readableDownloads = (dist: string, release: string) => {
+  try {
+    return readDownloads(dist, release) !== null;
+  } catch {
+    return true;
+  }
+};
+
 if (isMain(import.meta.url)) {
-  const { values } = parseCli('build', 'usage: npm run build [-- --no-downloads]\n  builds dist/ from npm dependencies and the fetch cache, with the release\'s downloads (SQLite and tar.gz) unless --no-downloads',
-    { 'no-downloads': { type: 'boolean', default: false } });
+  const { values } = parseCli('build', `usage: npm run build [-- --no-downloads] [--accept <dataset>]... [--max-drop 0.1]
+  builds dist/ from npm dependencies and the fetch cache, with the release's downloads (SQLite and tar.gz) unless --no-downloads.
+  The new release goes live only if no live dataset is dropped or falls by more than --max-drop (default ${DEFAULT_MAX_DROP}) and no dataset
+  lacks an npm package; --accept lets one dataset through (repeatable). Otherwise it says why, exits 1 and the live release stays.`, {
+    'no-downloads': { type: 'boolean', default: false }, accept: { type: 'string', multiple: true }, 'max-drop': { type: 'string' },
+  });
+  const maxDrop = values['max-drop'] === undefined ? DEFAULT_MAX_DROP : Number(values['max-drop']);
+  const known = new Set(ALL_SOURCES.map((s) => s.id));
+  const unknown = (values.accept ?? []).filter((a) => !known.has(a));
+  if (!(maxDrop >= 0 && maxDrop <= 1) || unknown.length) {
+    console.error(`build: ${unknown.length ? `--accept: no dataset ${unknown.map((u) => `'${u}'`).join(', ')}` : '--max-drop must be a fraction from 0 to 1'}`);
+    process.exit(2);
+  }
   Promise.resolve().then(() => {
     buildHeapGrowth();
-    return build({ workers: defaultWorkers(), ...(values['no-downloads'] ? {} : { beforeLive: withDownloads() }) });
+    return build({ workers: defaultWorkers(), guard: { maxDrop, accept: values.accept ?? [] }, ...(values['no-downloads'] ? {} : { beforeLive: withDownloads() }) });
   }).catch((err) => {
     console.error(`build failed, live release unchanged: ${err.message}`);
     process.exit(1);

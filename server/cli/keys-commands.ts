@@ -13,6 +13,7 @@ import { accessOf } from '../state/accounts.ts';
 import { KeyStore } from '../state/keys.ts';
 import { PLANS, isPlan, monthOf } from '../state/plans.ts';
 import { QuotaStore } from '../state/quota.ts';
+import { readElsewhere } from '../state/elsewhere.ts';
 import * as T from '../state/transitions.ts';
 
 const USAGE = `usage: npm run keys -- <command> [--by name]
@@ -25,7 +26,7 @@ const USAGE = `usage: npm run keys -- <command> [--by name]
   revoke <key-id|key>                                    deactivate a key
   reactivate <key-id|key>                                activate a revoked key (if its project has no other working key)
   list [--account acc_…]                                 keys and pending requests (never the secrets)
-  usage [key-id]                                         requests counted this month
+  usage [key-id]                                         requests counted this month (the Node server's and the edge's)
 ${ACCOUNT_USAGE}`;
 
 /** `store`: a KeyStore over a document held elsewhere (ALMANAC_REDIS_URL: server/redis-cli.ts). */
@@ -113,13 +114,18 @@ export function runKeys(argv: string[], env: NodeJS.ProcessEnv = process.env, ou
       const quota = counts ?? new QuotaStore(dir, { readOnly: true });
       const month = monthOf(Date.now());
       const doc = keys.doc();
+      // What the edge counted for the same keys (state/elsewhere.ts): the quota is the sum.
+      const edge = readElsewhere(dir);
+      const edgeNow = edge?.month === month ? edge : undefined;
       for (const k of Object.values(doc.keys).filter((k) => !arg || k.id === arg)) {
         const a = accessOf(doc, k, keys.now());
         const meter = (k.project && doc.projects[k.project]?.meter) || k.id;
-        const used = quota.used(meter);
-        const last = quota.lastUsed(meter);
+        const here = quota.used(meter);
+        const there = edgeNow?.meters[meter];
+        const last = Math.max(quota.lastUsed(meter) ?? 0, there?.last_used ?? 0);
         const plan = a.ok ? a.plan : k.plan;
-        out(`${k.id}\t${month}\t${used}/${PLANS[plan].monthly}\tlast used ${last ? new Date(last * 1000).toISOString() : 'never'}\t${k.account}\t${k.project}`);
+        const split = edgeNow ? `\t(node ${here}, edge ${there?.used ?? 0} as of ${new Date(edgeNow.at).toISOString()})` : '';
+        out(`${k.id}\t${month}\t${here + (there?.used ?? 0)}/${PLANS[plan].monthly}\tlast used ${last ? new Date(last * 1000).toISOString() : 'never'}\t${k.account}\t${k.project}${split}`);
       }
       return 0;
     }

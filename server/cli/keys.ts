@@ -7,7 +7,7 @@
 import { isMain } from '../../pipeline/cli.ts';
 import { stateDir } from '../../pipeline/paths.ts';
 import { KeyStore } from '../state/keys.ts';
-import { edgeTarget, pushKeys } from './edge-push.ts';
+import { edgeTarget, pullUsage, pushKeys } from './edge-push.ts';
 import { runKeys } from './keys-commands.ts';
 
 if (isMain(import.meta.url)) {
@@ -20,12 +20,16 @@ if (isMain(import.meta.url)) {
   if (process.env.ALMANAC_REDIS_URL) {
     void import('./redis.ts').then((m) => m.keysViaRedis(process.argv.slice(2))).then((code) => { process.exitCode = code; }, fail);
   } else {
-    try {
+    (async () => {
       const dir = stateDir();
+      const edge = edgeTarget(process.env);
+      // `usage` with an edge named: its meters' counts asked for first (they join the Node server's).
+      if (edge && process.argv[2] === 'usage') {
+        await pullUsage(edge, dir).catch((err) => console.error(`keys: the edge at ${edge.url} did not answer (${err.message}); its counts as last pulled`));
+      }
       const before = new KeyStore(dir).doc().rev;
       process.exitCode = runKeys(process.argv.slice(2));
       // ALMANAC_EDGE_URL: a change reaches the edge before the command returns (a revoke applies there from the next request).
-      const edge = edgeTarget(process.env);
       const after = new KeyStore(dir).doc();
       if (edge && after.rev !== before) {
         pushKeys(edge, after).then((r) => console.error(`keys: synced to the edge at ${edge.url} (${r.pushed} project slice(s) changed)`), (err) => {
@@ -33,8 +37,6 @@ if (isMain(import.meta.url)) {
           process.exitCode = 3;
         });
       }
-    } catch (err) {
-      fail(err as Error);
-    }
+    })().catch(fail);
   }
 }

@@ -17,6 +17,8 @@ import { runPrimary, runWorker, workerCount } from '../node/cluster.ts';
 import type { Release } from '../release/release.ts';
 import { fsReleaseAt } from '../release/fs-reader.ts';
 import { applyHeapGrowth } from '../node/heap.ts';
+import { AccessLog, accessLogSample } from '../node/access-log.ts';
+import { drainMs, stopOnSignals } from '../node/stop.ts';
 
 /** An extracted bundle as a Release: its merged archive metadata is the manifest; datasets it lacks answer 503. */
 export function bundleRelease(dir: string): Release {
@@ -24,7 +26,7 @@ export function bundleRelease(dir: string): Release {
   const absent: Record<string, string> = {};
   for (const s of ALL_SOURCES) if (!b.datasets[s.id]) absent[s.id] = b.absent[s.id] ?? `not in this bundle (archives: ${b.archives.join(', ')})`;
   const manifest: Manifest = { release: b.release, pipeline_version: b.pipeline_version, files: b.files, datasets: b.datasets, absent };
-  return fsReleaseAt(b.root, manifest);
+  return fsReleaseAt(b.root, manifest, undefined, { bundle: true });
 }
 
 const parse = (args: string[]) => parseArgs({ args, options: { bundle: { type: 'string' }, open: { type: 'boolean', default: false }, workers: { type: 'string' } } });
@@ -34,6 +36,7 @@ function options(env: NodeJS.ProcessEnv, args: string[]) {
   const opts = {
     dist: distDir(env), stateDir: stateDir(env), open: values.open,
     ...(values.bundle ? { release: bundleRelease(values.bundle) } : {}),
+    accessLog: new AccessLog({ sample: accessLogSample(env) }),
   };
   return { values, opts, host: env.HOST ?? '127.0.0.1', port: Number(env.PORT ?? 8080) };
 }
@@ -45,21 +48,21 @@ export async function serveMain(env: NodeJS.ProcessEnv, args: string[]) {
   if (cluster.isWorker) {
     const { opts, host, port } = options(env, args);
     const own = redisUrl ? await redisShared(redisUrl, opts.stateDir) : undefined;
-    return void await runWorker((shared) => createWorkerApp(opts, shared), opts.stateDir, host, port, own);
+    return void await runWorker((shared) => createWorkerApp(opts, shared), opts.stateDir, host, port, own, drainMs(env));
   }
   const { values } = parse(args);
   const workers = workerCount(values.workers);
+  const drain = drainMs(env); // checked before anything starts
+  accessLogSample(env);
   if (workers === 1 && redisUrl) return void await serveRedis(env, args, redisUrl);
   if (workers === 1) return void await serve(env, args);
   // The workers read the release and the bundle; the primary only needs the state folder.
   const { opts, host } = options(env, args);
   // README "Scale-out": the primary holds the state folder and counts; workers serve.
-  const p = await runPrimary({ stateDir: opts.stateDir, n: workers, redis: !!redisUrl });
+  const p = await runPrimary({ stateDir: opts.stateDir, n: workers, redis: !!redisUrl, drainMs: drain });
   const what = values.bundle ? `bundle ${values.bundle} (release ${p.release})` : `release ${p.release}`;
   console.log(`serving ${what} on http://${host}:${p.port} with ${workers} workers (pids ${p.workers().join(' ')})${values.open ? ' with no keys (--open)' : ` (state in ${opts.stateDir})`}`);
-  const stop = () => p.stop().then(() => process.exit(0));
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  stopOnSignals(() => p.stop());
 }
 
 /**
@@ -72,18 +75,18 @@ async function redisShared(url: string, stateDir: string): Promise<SharedLimits>
   const [{ redisState }, { redisLimits }] = await Promise.all([import('../state/redis-state.ts'), import('../state/redis-limits.ts')]);
   const state = await redisState(url, stateDir);
   const r = await redisLimits(url);
-  return { charger: new TurnBatcher((keys) => r.charge(keys)), keys: state.keys, close: () => void Promise.all([r.close(), state.close()]) };
+  return { charger: new TurnBatcher((keys) => r.charge(keys)), keys: state.keys, ready: r.ready, close: () => void Promise.all([r.close(), state.close()]) };
 }
 
 /**
  * The search indexes open once the server listens (a binary index is read on the thread
  * pool and checked, then only its header parsed; a JSON one of an older release loads in
- * slices, search/turns.ts); a request for one meanwhile opens it itself. Skipping the warm
- * made no measurable difference to the first 15 s (issue 27, three runs each).
+ * slices, search/turns.ts); a request for one meanwhile opens it itself, and /readyz says
+ * `warming` until they are open. Skipping the warm made no measurable difference to the
+ * first 15 s (issue 27, three runs each).
  */
-export function warmAfterListening(app: { release: () => Release }, log: (m: string) => void = (m) => console.error(m)) {
-  const release = app.release();
-  void release.warmSearch().catch((err) => log(`warming the search indexes of ${release.id} failed: ${(err as Error).message}`));
+export function warmAfterListening(app: { warm: () => void }) {
+  app.warm();
 }
 
 /** Listens, or says in one line why it cannot and what to do (a port in use is a user error, not a stack trace). */
@@ -101,21 +104,21 @@ function listen(server: Server, port: number, host: string) {
 /** One process counting in Redis: no server.lock, since it writes nothing in the state folder. */
 async function serveRedis(env: NodeJS.ProcessEnv, args: string[], url: string) {
   const { values, opts, host, port } = options(env, args);
+  const drain = drainMs(env);
   const app = createWorkerApp(opts, await redisShared(url, opts.stateDir));
   await listen(app.server, port, host);
   warmAfterListening(app);
   const addr = app.server.address();
   const bound = typeof addr === 'object' && addr ? addr.port : port;
   console.log(`serving release ${app.release().id} on http://${host}:${bound}${values.open ? ' with no keys (--open)' : ` (keys, reviews and counts in Redis)`}`);
-  const stop = () => app.close().then(() => process.exit(0));
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  stopOnSignals(() => app.close(drain));
 }
 
 export async function serve(env: NodeJS.ProcessEnv = process.env, args: string[] = []) {
   // `npm start` comes here without serveMain; applying it twice sets the same flag.
   applyHeapGrowth(env);
   const { values, opts, host, port } = options(env, args);
+  const drain = drainMs(env);
   // `npm start` with ALMANAC_REDIS_URL: keys, reviews and counts in Redis, as serveRedis.
   const app = env.ALMANAC_REDIS_URL ? createWorkerApp(opts, await redisShared(env.ALMANAC_REDIS_URL, opts.stateDir)) : createApp(opts);
   await listen(app.server, port, host);
@@ -124,14 +127,14 @@ export async function serve(env: NodeJS.ProcessEnv = process.env, args: string[]
   const bound = typeof addr === 'object' && addr ? addr.port : port;
   const what = values.bundle ? `bundle ${values.bundle} (release ${app.release().id})` : `release ${app.release().id}`;
   console.log(`serving ${what} on http://${host}:${bound}${values.open ? ' with no keys (--open)' : ` (state in ${stateDir(env)})`}`);
-  const stop = () => app.close().then(() => process.exit(0));
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  stopOnSignals(() => app.close(drain));
   return app;
 }
 
 const USAGE = `usage: npm run serve [-- --workers N|auto] [--bundle <extracted bundle folder> [--open]]
-  serves the live release of dist/ (ALMANAC_DIST) on HOST:PORT (default 127.0.0.1:8080), keys and counts in ALMANAC_STATE_DIR
+  serves the live release of dist/ (ALMANAC_DIST) on HOST:PORT (default 127.0.0.1:8080), keys and counts in ALMANAC_STATE_DIR;
+  one JSON access log line per request on stdout (ALMANAC_ACCESS_LOG: on, off or a sampling fraction);
+  SIGTERM or SIGINT: stop accepting, finish the responses in flight (up to ALMANAC_DRAIN_MS, 10000), exit; a second signal exits at once
   --workers N|auto   a primary and N worker processes sharing one quota
   --bundle <dir>     serve an extracted offline bundle instead; --open: without keys`;
 

@@ -13,6 +13,7 @@ import { keysViaRedis } from './redis.ts';
 import { connectState, keysDoc } from '../state/redis-state.ts';
 import { ALL_SOURCES } from '../../sources/index.ts';
 import { defaultWorkers } from '../../pipeline/build.ts';
+import { SwitchRefused } from '../../pipeline/gate.ts';
 import { build, buildHeapGrowth } from './build.ts';
 import { parseCli } from '../../pipeline/cli.ts';
 import { fetchAll } from '../../pipeline/fetch.ts';
@@ -53,7 +54,12 @@ await fetchAll(ALL_SOURCES, env);
 const pointer = currentPointer(distDir(env));
 if (!existsSync(pointer) || statSync(pointer).mtimeMs < newestInput(env)) {
   buildHeapGrowth(env);
-  await build({ env, workers: defaultWorkers(env) });
+  // The switch rules of every build (pipeline/gate.ts): a build that would drop or shrink a
+  // live dataset is not made live; the live release, if any, is served as it is.
+  await build({ env, workers: defaultWorkers(env), guard: {} }).catch((err: Error) => {
+    if (!(err instanceof SwitchRefused) || !existsSync(pointer)) throw err;
+    console.error(`build not made live, serving the live release: ${err.message}`);
+  });
 } else {
   console.log(`dist/ is up to date (release ${readFileSync(pointer, 'utf8').trim()})`);
 }

@@ -11,8 +11,10 @@
  */
 import type { DatasetInfo } from '../../pipeline/shards.ts';
 import type { DatasetSource } from '../../sources/contract.ts';
-import { datasetRoutes, ROUTES, type Route } from '../api/routes.ts';
-import { dataAge, isStale, type Usage } from '../api/handlers.ts';
+import { datasetRoutes, ROUTES, type Cost, type Route } from '../api/routes.ts';
+import { frontDoorHtml, prefersHtml } from '../api/front-door.ts';
+import { costOf, gone, type Gate } from './gate.ts';
+import { dataAge, staleSignature, type Usage } from '../api/handlers.ts';
 import { downloadResponse } from '../api/downloads.ts';
 import { docsPath, docsResponse } from '../api/docs.ts';
 import { policyHeaders, type ResponseKind } from '../http/cache-policy.ts';
@@ -29,24 +31,17 @@ import { SCRIPTURE_CREDENTIALS, credentialOf } from './credentials.ts';
 import type { Metered, StateStore } from './state.ts';
 import { PUBLIC, SCRIPTURE, SURFACES, platformSurface, type Surface } from './surfaces.ts';
 
+/** Vary of the front door, which answers JSON or HTML by Accept. */
+const FRONT_VARY = policyHeaders('front')[3];
+/** The request id that begins every log line about a request (the same as its X-Request-Id and access log line). */
+const about = (req: CoreRequest) => (req.id ? `request ${req.id}: ` : '');
+
 /** The caller of every request in open mode (/api/v1/key describes it; nothing is counted). */
 export const OPEN_KEY: Caller = { id: 'open', hash: '', plan: 'development', status: 'active', label: 'open mode (serve --open)', created: '1970-01-01T00:00:00.000Z' };
 
 /** Which row of the cache policy (http/cache-policy.ts) a route's answers follow. */
 export function kindOf(route: Route, info: DatasetInfo | undefined): ResponseKind {
   return route.policy ?? (route.auth === false ? 'document' : info?.live ? 'live' : 'reference');
-}
-
-/** Which live datasets of the release are stale right now, as a short string (recomputed once a second). */
-const staleMemo = new WeakMap<Release, { second: number; sig: string }>();
-function staleSignature(rel: Release, now: number): string {
-  const second = Math.floor(now / 1000);
-  const m = staleMemo.get(rel);
-  if (m && m.second === second) return m.sig;
-  let sig = '';
-  for (const i of rel.datasets.values()) if (i.live) sig += isStale(i, now) ? '1' : '0';
-  staleMemo.set(rel, { second, sig });
-  return sig;
 }
 
 /**
@@ -72,7 +67,12 @@ export interface CoreOptions {
   /** Budget of the in-memory cache of composed bodies (default 64 MiB). */
   responseCacheBytes?: number;
   shared?: SharedBodies;
+  /** Admission by cost class (the Node server's lanes, node/admission.ts); none: every request starts at once. */
+  gate?: Gate;
+  /** Why the server is not ready for traffic (/readyz: draining, warming, state not writable); none: always ready. */
+  ready?: () => string[];
 }
+
 
 /** Work a response leaves behind (a shared-cache write): the edge hands it to waitUntil; Node lets it run. */
 export type After = (p: Promise<unknown>) => void;
@@ -143,6 +143,7 @@ export function createCore(opts: CoreOptions): Core {
     const rules = t.surface.credentials;
     const rec = await state.verify(credentialOf(t.req, t.search, rules));
     if (!rec) throw rules.invalid('the key is not recognised');
+    t.req.keyId = rec.id; // for the adapter's access log (never the key)
     return rec;
   }
 
@@ -211,7 +212,7 @@ export function createCore(opts: CoreOptions): Core {
     if (!body) {
       const query = parseQuery(search, route.query);
       const reviews = () => state.reviews();
-      const reply = await route.handler({ release: rel, params, query, path: rawPath, key: t.key, usage: t.usage, reviews });
+      const reply = await route.handler({ release: rel, params, query, path: rawPath, key: t.key, usage: t.usage, reviews, ready: opts.ready });
       if (reply.kind === 'download') return downloadResponse(req, rel, reply, headers, t.limitHeaders, () => bill(t));
       if (reply.kind === 'file') {
         if (!rel.entry(reply.path)) throw new ApiError('not_found', 'this file is not part of the served release'); // a partial offline bundle
@@ -254,11 +255,11 @@ export function createCore(opts: CoreOptions): Core {
     if (err instanceof ApiError) {
       if (err.code === 'state_unavailable' && Date.now() - stateWarned > 10_000) {
         stateWarned = Date.now();
-        log(`the request could not be counted (${err.logNote ?? 'the quota store refused it'}); requests answer 503 state_unavailable and are not billed`);
+        log(`${about(req)}the request could not be counted (${err.logNote ?? 'the quota store refused it'}); requests answer 503 state_unavailable and are not billed`);
       }
       return errorResponse(req, err, headers);
     }
-    log(`internal error on ${req.method} ${(req.url ?? '').split('?')[0].slice(0, 200)}: ${(err as Error).stack}`);
+    log(`${about(req)}internal error on ${req.method} ${(req.url ?? '').split('?')[0].slice(0, 200)}: ${(err as Error).stack}`);
     return errorResponse(req, new ApiError('internal_error', 'internal error'), headers);
   }
 
@@ -266,17 +267,29 @@ export function createCore(opts: CoreOptions): Core {
 
   async function handle(req: CoreRequest, after: After = runAfter): Promise<CoreResponse> {
     let t: Turn | undefined;
+    let admitted: Cost = 'free';
     try {
       const parsed = parse(req);
       if (!('rawPath' in parsed)) return parsed;
       t = parsed;
+      const cost = costOf(t.match?.route, t.search);
+      req.cost = cost;
+      if (cost !== 'free' && opts.gate) {
+        const wait = opts.gate!.enter(cost, req);
+        if (wait && !(await wait)) return gone();
+        admitted = cost;
+      }
       // The docs page: static files of the release, public and never counted (api/docs.ts).
       const docs = docsPath(t.rawPath);
       if (docs) return await docsResponse(req, await opts.release(), docs);
+      // The front door for a browser: the same links as an HTML page (api/front-door.ts).
+      if (t.rawPath === '/' && prefersHtml(req)) return frontDoorHtml(req, (await opts.release()).id, FRONT_VARY);
       await limit(t, await authenticate(t));
       return await resolve(t, after);
     } catch (thrown) {
       return failed(t, req, thrown);
+    } finally {
+      if (admitted !== 'free') opts.gate!.leave(admitted);
     }
   }
 

@@ -9,7 +9,7 @@
  */
 import { DEFAULT_REFRESH, type DatasetInfo } from '../../pipeline/shards.ts';
 
-export type ResponseKind = 'reference' | 'live' | 'changing' | 'account' | 'health' | 'document' | 'immutable' | 'download' | 'error';
+export type ResponseKind = 'reference' | 'live' | 'changing' | 'account' | 'health' | 'front' | 'document' | 'immutable' | 'download' | 'error';
 
 /** Every header that can carry a key (both surfaces); `key=` is in the URL, which every cache keys on anyway. */
 export const CREDENTIAL_HEADERS = 'Authorization, X-Service-Key, X-Scripture-Key';
@@ -32,7 +32,8 @@ export const CACHE_POLICY: readonly PolicyRow[] = [
   { kind: 'live', applies: "keyed data of a live feed (earthquakes, alerts, filings…)", cacheControl: `private, max-age=<refresh.expected_seconds, within ${LIVE_MIN_MAX_AGE}–${LIVE_MAX_MAX_AGE}>`, vary: KEYED_VARY },
   { kind: 'changing', applies: 'keyed answers that change without a new release: the catalogue (stale flags), /apis/downloads, study, morphology and source-coverage (reviews)', cacheControl: 'private, max-age=60', vary: KEYED_VARY },
   { kind: 'account', applies: '/api/v1/key (usage counters)', cacheControl: 'no-store', vary: KEYED_VARY },
-  { kind: 'health', applies: '/healthz, /', cacheControl: 'no-store', vary: 'Accept-Encoding' },
+  { kind: 'health', applies: '/healthz, /readyz', cacheControl: 'no-store', vary: 'Accept-Encoding' },
+  { kind: 'front', applies: '/ (JSON, or an HTML page for a browser)', cacheControl: 'no-store', vary: 'Accept, Accept-Encoding' },
   { kind: 'document', applies: 'public documents: /apis/openapi.json, /api/v1/openapi, /docs pages', cacheControl: 'public, max-age=300', vary: 'Accept-Encoding' },
   { kind: 'immutable', applies: 'public files named by their content hash (docs assets: `name.<hash>.ext`)', cacheControl: 'public, max-age=31536000, immutable', vary: 'Accept-Encoding' },
   { kind: 'download', applies: 'bundle archives, download.json, SHA256SUMS (never content-encoded; Range)', cacheControl: 'private, max-age=3600', vary: CREDENTIAL_HEADERS },

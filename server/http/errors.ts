@@ -36,6 +36,7 @@ export const ERROR_CATALOGUE = {
   verse_not_found: { status: 404, summary: 'The chapter has no verse with this number in this translation.' },
   download_not_found: { status: 404, summary: 'The live release has no bundle file of this name (see /apis/downloads).' },
   method_not_allowed: { status: 405, summary: 'Only GET, HEAD and OPTIONS are served.' },
+  conflict: { status: 409, summary: "Operator endpoints of the edge: the request conflicts with what the bucket holds (a release switched to before all its files are there, an upload that is no longer open)." },
   request_timeout: { status: 408, summary: 'The request headers did not arrive within the server\'s header timeout.' },
   range_not_satisfiable: { status: 416, summary: 'The Range starts beyond the end of the file; Content-Range gives its size.' },
   monthly_quota_exceeded: { status: 429, summary: "The key's monthly request quota is used up." },
@@ -45,6 +46,7 @@ export const ERROR_CATALOGUE = {
   state_unavailable: { status: 503, summary: 'The request could not be counted durably (the state folder refused a write); it was not billed. Retry later.' },
   release_corrupt: { status: 503, summary: 'A file of the live release does not match its manifest checksum; it is not served and the fault is logged.' },
   dataset_unavailable: { status: 503, summary: 'The dataset was not built: its upstream input could not be had. details.reason says why.' },
+  not_ready: { status: 503, summary: 'Not ready to answer: the Node server is draining for a shutdown, loading its search indexes, or cannot count requests (its state folder or Redis), which only /readyz reports (details.reasons says which); the edge has no release or no key index yet, so no key can be checked, and answers keyed requests so with Retry-After. A key is never called invalid meanwhile.' },
   release_unavailable: { status: 503, summary: 'No release is published where this server reads them (the edge: nothing published to its bucket yet), or its manifest cannot be read.' },
 } as const satisfies Record<string, { status: number; apis_status?: number; summary: string }>;
 

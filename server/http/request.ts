@@ -16,6 +16,13 @@ export interface CoreRequest {
    * them the same way, so both runtimes see the same value.
    */
   header(name: string): string | undefined;
+  /** Whether the client has gone (its connection closed): a request still waiting for a slot is then dropped. */
+  gone?(): boolean;
+  /** Set by the adapter: the request id (X-Request-Id), named in every log line about the request. */
+  readonly id?: string;
+  /** Set by the core for the adapter's access log: the key id it found (never the key), and the request's cost class. */
+  keyId?: string;
+  cost?: string;
 }
 
 /** Headers as a flat [name, value, …] list: node:http writes it without building objects (this path runs on every request). */

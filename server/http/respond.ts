@@ -16,12 +16,12 @@ import type { CoreRequest, CoreResponse, HeaderList } from './request.ts';
 
 export type { HeaderList };
 
-const EXPOSED = 'ETag, RateLimit, RateLimit-Policy, Retry-After, Content-Length, Content-Encoding, Data-Age, WWW-Authenticate';
+const EXPOSED = 'ETag, RateLimit, RateLimit-Policy, Retry-After, Content-Length, Content-Encoding, Data-Age, WWW-Authenticate, X-Request-Id';
 export const CORS: HeaderList = ['access-control-allow-origin', '*', 'access-control-expose-headers', EXPOSED];
 export const PREFLIGHT_HEADERS: HeaderList = [
   ...CORS,
   'access-control-allow-methods', 'GET, HEAD, OPTIONS',
-  'access-control-allow-headers', 'Authorization, X-Service-Key, X-Scripture-Key, If-None-Match, Accept-Encoding, Accept, Range, If-Range',
+  'access-control-allow-headers', 'Authorization, X-Service-Key, X-Scripture-Key, If-None-Match, Accept-Encoding, Accept, Range, If-Range, X-Request-Id',
   'access-control-max-age', '86400',
 ];
 const JSON_TYPE = ['content-type', 'application/json; charset=utf-8'];
@@ -106,22 +106,24 @@ function withBase(etag: string, headers: HeaderList): HeaderList {
   return out;
 }
 
+/** The q an Accept header gives a media type named in it (0 when not named; `*\/*` is not counted as naming it). */
+export function acceptQ(accept: string, type: string): number {
+  let best = 0;
+  for (const member of accept.split(',')) {
+    const [name, ...params] = member.split(';');
+    if (name.trim().toLowerCase() !== type) continue;
+    const p = params.map((x) => /^\s*q\s*=\s*([0-9.]+)\s*$/i.exec(x)).find(Boolean);
+    best = Math.max(best, p ? Number(p[1]) || 0 : 1);
+  }
+  return best;
+}
+
 /** Whether the client asked for RFC 9457 problem details over the JSON envelope. */
 export function wantsProblem(req: CoreRequest): boolean {
   const accept = req.header('accept');
   if (!accept || !accept.includes('problem+json')) return false;
-  const q = (type: string) => {
-    let best = 0;
-    for (const member of accept.split(',')) {
-      const [name, ...params] = member.split(';');
-      if (name.trim().toLowerCase() !== type) continue;
-      const p = params.map((x) => /^\s*q\s*=\s*([0-9.]+)\s*$/i.exec(x)).find(Boolean);
-      best = Math.max(best, p ? Number(p[1]) || 0 : 1);
-    }
-    return best;
-  };
-  const problem = q('application/problem+json');
-  return problem > 0 && problem >= q('application/json');
+  const problem = acceptQ(accept, 'application/problem+json');
+  return problem > 0 && problem >= acceptQ(accept, 'application/json');
 }
 
 /**

@@ -29,6 +29,7 @@ import { Limits, TurnBatcher, type Chargeable, type Charged } from '../state/lim
 import { ApiError, type ErrorCode } from '../http/errors.ts';
 import { tryLock } from '../state/lock.ts';
 import { QuotaStore } from '../state/quota.ts';
+import { withElsewhere } from '../state/elsewhere.ts';
 import type { WorkerApp, SharedLimits } from './server.ts';
 
 /** A charge request: batch number and key id/plan/mode triples, flattened. */
@@ -37,6 +38,8 @@ interface ChargeMsg { t: 'charge'; n: number; k: string[] }
 type Result = [number, string, string, number | null] | { e: ErrorCode; m: string; d?: Record<string, unknown>; h?: Record<string, string> };
 interface ChargedMsg { t: 'charged'; n: number; r: Result[] }
 interface ListeningMsg { t: 'listening'; port: number; release: string }
+/** The primary's state folder: why a count could not be written now (null: it can), for the workers' /readyz. */
+interface StateMsg { t: 'state'; why: string | null }
 
 /** `--workers N`, or `auto` for one per core. 1 (the default) is the single-process server. */
 export function workerCount(arg: string | undefined): number {
@@ -54,7 +57,7 @@ const STATE_DOWN: Result = { e: 'state_unavailable', m: 'the request could not b
  * counts for them. Resolves with the address once every worker listens; a worker that dies
  * later is replaced.
  */
-export async function runPrimary(o: { stateDir: string; n: number; log?: (m: string) => void; redis?: boolean }): Promise<{ port: number; release: string; workers: () => number[]; stop: () => Promise<void> }> {
+export async function runPrimary(o: { stateDir: string; n: number; log?: (m: string) => void; redis?: boolean; drainMs?: number }): Promise<{ port: number; release: string; workers: () => number[]; stop: () => Promise<void> }> {
   const log = o.log ?? ((m: string) => console.error(m));
   // With Redis the workers count there and the state folder holds nothing this process writes.
   const unlock = o.redis ? () => {} : tryLock(path.join(o.stateDir, 'server.lock'), log);
@@ -68,9 +71,19 @@ export async function runPrimary(o: { stateDir: string; n: number; log?: (m: str
     unlock();
     throw err;
   }
-  const limits = quota ? new Limits(quota) : undefined;
+  // The edge's counts of the same keys, when it serves them too: one quota, the sum (state/elsewhere.ts).
+  const limits = quota ? new Limits(withElsewhere(quota, o.stateDir)) : undefined;
   let stopping = false;
   let started = false;
+  // Whether a count can be written, probed once a second and told to the workers when it changes (their /readyz).
+  let stateWhy: string | null = null;
+  const probe = quota ? setInterval(() => {
+    const why = quota!.probe() ?? null;
+    if (why === stateWhy) return;
+    stateWhy = why;
+    for (const w of Object.values(cluster.workers ?? {})) if (w?.isConnected()) w.send({ t: 'state', why } satisfies StateMsg, undefined, () => {});
+  }, 1000) : undefined;
+  probe?.unref();
 
   function answer(w: Worker, msg: ChargeMsg) {
     const keys: Chargeable[] = [];
@@ -96,6 +109,7 @@ export async function runPrimary(o: { stateDir: string; n: number; log?: (m: str
       if (msg.t === 'charge') answer(w, msg);
       else if (msg.t === 'listening') listening?.(msg);
     });
+    w.once('online', () => { if (stateWhy) w.send({ t: 'state', why: stateWhy } satisfies StateMsg, undefined, () => {}); });
     w.on('exit', (code, signal) => {
       if (stopping) return;
       if (!started) {
@@ -121,13 +135,25 @@ export async function runPrimary(o: { stateDir: string; n: number; log?: (m: str
   });
   for (let i = 0; i < o.n; i++) fork();
 
+  /**
+   * Each worker drains (node/stop.ts) while the primary still counts for it; one that has not
+   * exited a few seconds past the drain deadline is killed. The state closes last.
+   */
   const stop = async () => {
     stopping = true;
+    clearInterval(probe);
     const all = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w);
     await Promise.all(all.map((w) => new Promise<void>((resolve) => {
       if (w.isDead()) return resolve();
-      w.once('exit', () => resolve());
-      w.kill('SIGTERM');
+      const late = setTimeout(() => {
+        log(`worker pid ${w.process.pid} did not stop within its drain deadline; killing it`);
+        w.process.kill('SIGKILL');
+      }, (o.drainMs ?? 0) + 5000);
+      w.once('exit', () => {
+        clearTimeout(late);
+        resolve();
+      });
+      w.process.kill('SIGTERM');
     })));
     quota?.close();
     unlock();
@@ -153,7 +179,9 @@ export async function runPrimary(o: { stateDir: string; n: number; log?: (m: str
 export function remoteLimits(): SharedLimits & { failAll: () => void } {
   const waiting = new Map<number, { keys: Chargeable[]; resolve: (r: (Charged | ApiError)[]) => void }>();
   let seq = 0;
-  process.on('message', (msg: ChargedMsg) => {
+  let stateWhy: string | null = null;
+  process.on('message', (msg: ChargedMsg | StateMsg) => {
+    if (msg?.t === 'state') return void (stateWhy = msg.why);
     if (msg?.t !== 'charged') return;
     const w = waiting.get(msg.n);
     if (!w) return;
@@ -177,6 +205,7 @@ export function remoteLimits(): SharedLimits & { failAll: () => void } {
   }));
   return {
     charger,
+    ready: () => (process.connected ? stateWhy ?? undefined : 'the cluster primary is gone: nothing can be counted'),
     failAll: () => {
       for (const [n, w] of waiting) {
         waiting.delete(n);
@@ -187,14 +216,14 @@ export function remoteLimits(): SharedLimits & { failAll: () => void } {
 }
 const STATE_DOWN_CODE: ErrorCode = 'state_unavailable';
 
-/** Worker side: serve with the primary's limits; tell it the port; leave when it is gone. */
-export async function runWorker(make: (shared: SharedLimits) => WorkerApp, stateDir: string, host: string, port: number, own?: SharedLimits) {
+/** Worker side: serve with the primary's limits; tell it the port; drain on SIGTERM/SIGINT; leave when the primary is gone. */
+export async function runWorker(make: (shared: SharedLimits) => WorkerApp, stateDir: string, host: string, port: number, own?: SharedLimits, drainMs = 0) {
   // With ALMANAC_REDIS_URL each worker counts in Redis itself (`own`); else the primary counts.
   const shared: SharedLimits & { failAll?: () => void } = own ?? remoteLimits();
   const app = make(shared);
   await new Promise<void>((resolve) => app.server.listen(port, host, resolve));
   // The small whole indexes load after listening, sharing the loop with requests (issue 27).
-  void app.release().warmSearch().catch((err) => console.error(`warming the search indexes failed: ${(err as Error).message}`));
+  app.warm();
   const addr = app.server.address();
   process.send!({ t: 'listening', port: typeof addr === 'object' && addr ? addr.port : port, release: app.release().id } satisfies ListeningMsg);
   // The primary is gone (killed or stopped): nothing can be counted any more.
@@ -203,6 +232,10 @@ export async function runWorker(make: (shared: SharedLimits) => WorkerApp, state
     setTimeout(() => process.exit(0), 200).unref();
     app.server.close();
   });
-  process.on('SIGTERM', () => app.close().then(() => process.exit(0)));
+  // The primary's SIGTERM, and the same signal sent to the whole group (systemd, Ctrl-C):
+  // one drain, however many arrive; the primary kills a worker that overstays.
+  const drain = () => void app.close(drainMs).then(() => process.exit(0));
+  process.on('SIGTERM', drain);
+  process.on('SIGINT', drain);
   return app;
 }

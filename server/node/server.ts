@@ -4,27 +4,31 @@
  * never reaches the core (oversized, malformed or too-slow requests) with the same
  * envelope, reads releases from dist/ (release/fs-reader.ts) and switches to a new one
  * when `dist/current` changes, and supplies the state: the state folder (keys.json and
- * the quota journal, one server per folder), a cluster primary, or Redis.
- * sirv is used only as the baseline in bench/serve.ts.
+ * the quota journal, one server per folder), a cluster primary, or Redis. Around the core
+ * (issue 38): the lanes (admission.ts), the access log and request ids (access-log.ts),
+ * readiness, and the drain on close. sirv is used only as the baseline in bench/serve.ts.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { mkdirSync, unwatchFile, watchFile } from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import { currentPointer } from '../../pipeline/paths.ts';
 import type { DatasetSource } from '../../sources/contract.ts';
 import { createCore, type Core } from '../core/app.ts';
 import { localState } from '../core/state.ts';
 import { ApiError } from '../http/errors.ts';
-import type { CoreRequest, CoreResponse } from '../http/request.ts';
 import { fsRelease } from '../release/fs-reader.ts';
-import { Admission, maxActive } from './admission.ts';
+import { Admission, laneSizes } from './admission.ts';
+import { AccessLog, requestId } from './access-log.ts';
+import { NodeRequest, writeResponse } from './http-io.ts';
+import { HEADERS_TIMEOUT_MS, answerTransportErrors, serverLimits } from './transport.ts';
 import type { Release } from '../release/release.ts';
 import { KeyStore } from '../state/keys.ts';
 import { Limits, TurnBatcher, type Charger } from '../state/limits.ts';
 import { tryLock } from '../state/lock.ts';
 import { QuotaStore } from '../state/quota.ts';
+import { withElsewhere } from '../state/elsewhere.ts';
 import { reviewsIn } from '../state/reviews.ts';
 
 export { OPEN_KEY, kindOf } from '../core/app.ts';
@@ -45,15 +49,27 @@ export interface AppOptions {
   open?: boolean;
   /** The clock of access checks and limits (tests move it past a subscription's or exception's end). */
   now?: () => number;
+  /** One line per request (node/access-log.ts; `npm run serve` makes it from ALMANAC_ACCESS_LOG); none: no access log. */
+  accessLog?: AccessLog;
 }
 
 export interface App {
   server: Server;
   core: Core;
+  /** The lanes requests wait in (tests look at their queues). */
+  admission: Admission;
   keys: KeyStore;
   quota: QuotaStore;
   release: () => Release;
-  close: () => Promise<void>;
+  /** Loads the live release's search indexes (after listening); /readyz says `warming` until done. */
+  warm: () => void;
+  /** Why the server is not ready for traffic (/readyz): empty when it is. */
+  ready: () => string[];
+  /**
+   * Stops accepting, lets the responses in flight finish for up to `drainMs` (default 0:
+   * closes every connection at once), then closes the state (issue 38, item 4).
+   */
+  close: (drainMs?: number) => Promise<void>;
 }
 
 /** A worker of `serve --workers N` (node/cluster.ts), or a server counting in Redis: the counts are elsewhere. */
@@ -66,12 +82,11 @@ export interface SharedLimits {
   close?: () => void;
   /** The keys document held elsewhere (ALMANAC_REDIS_URL: state/redis-state.ts); else keys.json. */
   keys?: KeyStore;
+  /** Why a count could not be taken now (Redis unreachable, the primary's disk full), for /readyz; undefined when it can. */
+  ready?: () => string | undefined;
 }
 
-const MAX_HEADER_BYTES = 16 * 1024;
-/** README "HTTP edges": headers within 10 s (408 after), a whole request within 30 s. */
-export const HEADERS_TIMEOUT_MS = 10_000;
-export const REQUEST_TIMEOUT_MS = 30_000;
+export { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from './transport.ts';
 
 /**
  * Builds the server. Throws, naming the file and the fix, when the state folder is held
@@ -86,13 +101,23 @@ export function createApp(opts: AppOptions): App {
   try {
     quota = new QuotaStore(opts.stateDir, { log, ...opts.quota });
     quota.open();
-    const limits = new Limits(quota);
+    // The edge's counts of the same keys, when it serves them too: one quota, the sum (state/elsewhere.ts).
+    const limits = new Limits(withElsewhere(quota, opts.stateDir));
     // ALMANAC_TURN_BATCH=0 charges each request on its own (bench/serve.ts compares).
     const charger = process.env.ALMANAC_TURN_BATCH === '0' ? limits : new TurnBatcher((keys, now) => limits.chargeMany(keys, now));
+    // Whether a count could be written now, probed at most once a second (a /readyz flood costs nothing more).
+    let probed = 0, why: string | undefined;
+    const stateReady = () => {
+      if (Date.now() - probed >= 1000) {
+        probed = Date.now();
+        why = quota.probe();
+      }
+      return why;
+    };
     const app = assemble(opts, log, charger, () => {
       quota.close();
       unlock();
-    });
+    }, undefined, stateReady);
     return { ...app, quota };
   } catch (err) {
     unlock();
@@ -103,49 +128,10 @@ export function createApp(opts: AppOptions): App {
 /** The HTTP side of a worker: keys and release of its own, limits and counts through `shared`. */
 export function createWorkerApp(opts: AppOptions, shared: SharedLimits): WorkerApp {
   const log = opts.log ?? ((m: string) => console.error(m));
-  return assemble(opts, log, shared.charger, () => shared.close?.(), shared.keys);
+  return assemble(opts, log, shared.charger, () => shared.close?.(), shared.keys, shared.ready);
 }
 
-/** A node:http request as the core reads it. */
-class NodeRequest implements CoreRequest {
-  constructor(private readonly req: IncomingMessage) {}
-  get method() {
-    return this.req.method ?? 'GET';
-  }
-  get url() {
-    return this.req.url ?? '/';
-  }
-  header(name: string): string | undefined {
-    // Node keeps only the first of repeated Authorization (and some other) fields; the
-    // core must see every one (two different keys are a conflict, not "the first"), so
-    // credential headers are joined from the raw lines as fetch's Headers joins them.
-    if (name === 'authorization' || name === 'x-service-key' || name === 'x-scripture-key') return joinedRaw(this.req.rawHeaders, name);
-    const v = this.req.headers[name];
-    return Array.isArray(v) ? v.join(', ') : v;
-  }
-}
-
-/** Every field line named `name` (lower case), joined with ", " (a scan of rawHeaders: no per-request object of every header). */
-function joinedRaw(raw: string[], name: string): string | undefined {
-  let out: string | undefined;
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i].length !== name.length || raw[i].toLowerCase() !== name) continue;
-    out = out === undefined ? raw[i + 1] : `${out}, ${raw[i + 1]}`;
-  }
-  return out;
-}
-
-/** Writes a CoreResponse: headers as the flat list node:http takes, then the body or the stream. */
-function write(res: ServerResponse, r: CoreResponse) {
-  res.writeHead(r.status, r.headers);
-  if (r.stream) {
-    const s = r.stream as Readable;
-    s.on('error', () => res.destroy());
-    s.pipe(res);
-  } else res.end(r.body);
-}
-
-function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, onClose: () => void, sharedKeys?: KeyStore): WorkerApp {
+function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, onClose: () => void, sharedKeys?: KeyStore, stateReady?: () => string | undefined): WorkerApp {
   const keys = sharedKeys ?? new KeyStore(opts.stateDir, log, { now: opts.now });
   const watched = (r: Release) => {
     r.onCorrupt = (file) => log(`release ${r.id}: ${file} does not match its manifest checksum; it answers 503 release_corrupt and /healthz reports degraded`);
@@ -153,7 +139,29 @@ function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, 
   };
   const cacheBytes = Number(process.env.ALMANAC_CACHE_MB ?? 256) * 2 ** 20;
   let release = watched(opts.release ?? fsRelease(opts.dist, cacheBytes));
+  let draining = false;
+  let warming = false;
+  const warm = () => {
+    const r = release;
+    warming = true;
+    void r.warmSearch().catch((err) => log(`warming the search indexes of ${r.id} failed: ${(err as Error).message}`)).finally(() => {
+      if (release === r) warming = false;
+    });
+  };
+  /** Readiness (issue 38, item 7): not while draining, warming the search indexes, or unable to count. */
+  const ready = () => {
+    const why: string[] = [];
+    if (draining) why.push('draining: the server is shutting down');
+    if (warming) why.push(`warming: the search indexes of release ${release.id} are loading`);
+    const state = stateReady?.();
+    if (state) why.push(state);
+    return why;
+  };
+  // A few requests at a time per cost class, /healthz never queued (admission.ts says why).
+  const admission = new Admission(laneSizes());
   const core = createCore({
+    gate: admission,
+    ready,
     release: () => release,
     state: localState(keys, charger, () => {
       const r = reviewsIn(opts.stateDir);
@@ -170,77 +178,93 @@ function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, 
   const pointer = currentPointer(opts.dist);
   if (!opts.release) watchFile(pointer, { interval: 1000 }, () => {
     try {
-      const next = watched(fsRelease(opts.dist, cacheBytes));
-      release = next;
-      void next.warmSearch().catch((err) => log(`warming the search indexes of ${next.id} failed: ${(err as Error).message}`));
+      release = watched(fsRelease(opts.dist, cacheBytes));
+      warm();
     } catch (err) {
       log(`release reload failed, still serving ${release.id}: ${(err as Error).message}`);
     }
   });
 
-  // A few requests at a time, /healthz never queued (admission.ts says why).
-  const admission = new Admission(maxActive());
-  function handle(req: IncomingMessage, res: ServerResponse) {
-    const r = new NodeRequest(req);
+  const access = opts.accessLog?.on ? opts.accessLog : undefined;
+  /** The access log's line, when the response is done or its client gone (a function of `this`: no closure per request). */
+  function logged(this: ServerResponse & { [REQ]?: NodeRequest }) {
+    const r = this[REQ]!;
+    if (!this.writableFinished) {
+      r.aborted = true;
+      if (!r.status) r.status = 499;
+    }
+    access!.log(r);
+  }
+  function handle(req: IncomingMessage, res: ServerResponse & { [REQ]?: NodeRequest }) {
+    const r = new NodeRequest(req, requestId(req.headers['x-request-id']));
+    if (access) {
+      r.start = performance.now();
+      res[REQ] = r;
+      res.once('close', logged);
+    }
     // Node's own check answers a bare 400; ours answers with the envelope.
-    if (!req.headers.host && req.httpVersionMinor >= 1) return write(res, core.error(r, new ApiError('bad_request', 'the Host header is required (HTTP/1.1)')));
-    const url = req.url ?? '';
-    const health = url === '/healthz' || url.startsWith('/healthz?');
-    (health ? core.handle(r) : admission.run(() => core.handle(r))).then((out) => write(res, out), (err) => {
-      log(`internal error writing ${req.method} ${(req.url ?? '').split('?')[0].slice(0, 200)}: ${(err as Error).stack}`);
+    if (!req.headers.host && req.httpVersionMinor >= 1) return writeResponse(res, r, core.error(r, new ApiError('bad_request', 'the Host header is required (HTTP/1.1)')), draining, !!access);
+    core.handle(r).then((out) => writeResponse(res, r, out, draining, !!access), (err) => {
+      log(`request ${r.id}: internal error writing ${req.method} ${(req.url ?? '').split('?')[0].slice(0, 200)}: ${(err as Error).stack}`);
       res.destroy();
     });
   }
 
   const headersTimeout = opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
-  const server = createServer({
-    maxHeaderSize: MAX_HEADER_BYTES,
-    requireHostHeader: false,
-    headersTimeout,
-    requestTimeout: Math.max(REQUEST_TIMEOUT_MS, headersTimeout + 1000),
-    // Node checks the timeouts on this interval (default 30 s, which made a 10 s limit 40 s).
-    connectionsCheckingInterval: Math.min(1000, headersTimeout),
-  }, handle);
-  // Oversized, malformed or too-slow requests never reach `handle`; answer them with the envelope too.
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) return socket.destroy();
-    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-    const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-    const e = tooLarge
-      ? new ApiError('headers_too_large', `request headers exceed ${MAX_HEADER_BYTES} bytes`)
-      : timeout
-        ? new ApiError('request_timeout', `the request headers did not arrive within ${headersTimeout / 1000} s`)
-        : new ApiError('bad_request', 'malformed HTTP request');
-    rawAnswer(socket, e, tooLarge ? 'Request Header Fields Too Large' : timeout ? 'Request Timeout' : 'Bad Request');
+  const server = createServer(serverLimits(headersTimeout), handle);
+  /** A request node:http answered itself: logged with what is known of it. */
+  const rawLogged = (status: number, bytes: number, id: string, socket: Duplex) => access?.log({
+    id, method: '-', url: '-', status, bytes, start: performance.now(), ip: (socket as { remoteAddress?: string }).remoteAddress,
   });
-  // CONNECT never reaches `handle` either: node:http hands it to this event or, with no
-  // listener, drops the connection without a word. It is a method like any other we do not serve.
-  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
-    rawAnswer(socket, new ApiError('method_not_allowed', 'CONNECT is not served; use GET, HEAD or OPTIONS'), 'Method Not Allowed', 'allow: GET, HEAD, OPTIONS\r\n');
-  });
+  // Oversized, malformed or too-slow requests, and CONNECT, never reach `handle`: the envelope too.
+  answerTransportErrors(server, headersTimeout, rawLogged);
 
-  return {
-    server,
-    core,
-    keys,
-    release: () => release,
-    close: () => new Promise<void>((resolve) => {
-      unwatchFile(pointer);
-      server.close(() => {
-        onClose();
-        resolve();
-      });
-      server.closeAllConnections();
-    }),
+  // The server's connections, for the drain (node:http's own list is private).
+  const sockets = new Set<Socket>();
+  server.on('connection', (sock: Socket) => {
+    sockets.add(sock);
+    sock.once('close', () => sockets.delete(sock));
+  });
+  /**
+   * node:http's closeIdleConnections, which its close() calls, destroys a connection whose
+   * response was ended but not yet flushed, so a body still in the server's buffers is cut
+   * (issue 38, item 4: a 3.7 MB body stopped at 3.5 MB). Idle here means no response on the
+   * connection (node detaches it once its last byte is handed to the kernel) and nothing
+   * buffered; those are closed, the others are left to finish.
+   */
+  const closeIdle = () => {
+    for (const sock of sockets) if (!(sock as { _httpMessage?: unknown })._httpMessage && sock.writableLength === 0) sock.destroy();
   };
+  server.closeIdleConnections = closeIdle;
+
+  let closed: Promise<void> | undefined;
+  /**
+   * Graceful stop (issue 38, item 4): no new connections, idle ones closed, each response
+   * in flight finished (its connection closed after it: responses written while draining
+   * say Connection: close), and at `drainMs` whatever is left is cut. The state closes last,
+   * so every request answered is counted.
+   */
+  const close = (drainMs = 0) => (closed ??= new Promise<void>((resolve) => {
+    draining = true;
+    unwatchFile(pointer);
+    let cut: NodeJS.Timeout | undefined, sweep: NodeJS.Timeout | undefined;
+    server.close(() => {
+      clearTimeout(cut);
+      clearInterval(sweep);
+      opts.accessLog?.flushSync();
+      onClose();
+      resolve();
+    });
+    if (drainMs <= 0) return server.closeAllConnections();
+    // Kept-alive connections whose last response was written before the drain close once it is flushed.
+    sweep = setInterval(closeIdle, 50);
+    cut = setTimeout(() => {
+      log(`drain: responses still in flight after ${drainMs} ms are cut`);
+      server.closeAllConnections();
+    }, drainMs);
+  }));
+
+  return { server, core, admission, keys, release: () => release, warm, ready, close };
 }
 
-/** The error envelope written straight to a socket, for requests node:http keeps from `handle`. */
-function rawAnswer(socket: Duplex, e: ApiError, reason: string, extra = '') {
-  const body = JSON.stringify({ error: { code: e.code, message: e.message, status: e.status } });
-  socket.end(
-    `HTTP/1.1 ${e.status} ${reason}\r\n` +
-    `content-type: application/json; charset=utf-8\r\naccess-control-allow-origin: *\r\n${extra}` +
-    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
-}
+const REQ = Symbol('almanac request');

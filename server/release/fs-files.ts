@@ -5,12 +5,47 @@
  * to a file changes its mtime, so a changed file is always checked again.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, read, readFileSync, readSync, type Stats } from 'node:fs';
+import { closeSync, fstatSync, openSync, read, readFileSync, readSync, statSync, type Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import type { OpenFile } from './reader.ts';
 
 export const signatureOf = (st: Stats) => `${st.ino}:${st.size}:${st.mtimeMs}`;
+
+/**
+ * A download's signature (server/api/downloads.ts): the above and the change time, which
+ * any write sets and no tool can set back (`touch -r` restores mtime, not ctime), so a
+ * download hashed once is hashed again after any change to its bytes.
+ */
+export const strictSignatureOf = (st: Stats) => `${signatureOf(st)}:${st.ctimeMs}`;
+
+/** A file's strict signature now (one stat), or undefined when it is not there. */
+export function statSignature(file: string): string | undefined {
+  try {
+    return strictSignatureOf(statSync(file));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A file's sha256, read in 1 MiB steps on the thread pool (a 230 MB download must not hold
+ * the event loop), with its strict signature; `sig` is '' when the file changed while it
+ * was read (its hash then names no one copy).
+ */
+export async function hashFile(file: string): Promise<{ sha256: string; sig: string }> {
+  const fh = await open(file, 'r');
+  try {
+    const before = strictSignatureOf(await fh.stat());
+    const hash = createHash('sha256');
+    const buf = Buffer.allocUnsafe(2 ** 20);
+    for (let pos = 0, got; (got = (await fh.read(buf, 0, buf.length, pos)).bytesRead) > 0; pos += got) hash.update(buf.subarray(0, got));
+    const after = strictSignatureOf(await fh.stat());
+    return { sha256: hash.digest('hex'), sig: before === after ? before : '' };
+  } finally {
+    await fh.close();
+  }
+}
 
 /** From this size on, a whole file is read on the thread pool (a 10 MB index part: 3–30 ms of the event loop). */
 const READ_OFF_THREAD = 256 * 1024;

@@ -7,7 +7,7 @@ import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { MANIFEST, currentPointer, releaseDir } from '../../pipeline/paths.ts';
 import type { Manifest } from '../../pipeline/writer.ts';
-import { openFile, readRange, readWhole, scanLines } from './fs-files.ts';
+import { hashFile, openFile, readRange, readWhole, scanLines, statSignature } from './fs-files.ts';
 import type { ReleaseReader } from './reader.ts';
 import { Release, releaseBase } from './release.ts';
 
@@ -34,6 +34,12 @@ export class FsReader implements ReleaseReader {
   }
   open(p: string, sig: string) {
     return openFile(this.file(p), sig);
+  }
+  hash(p: string) {
+    return hashFile(this.file(p));
+  }
+  signature(p: string) {
+    return statSignature(this.file(p));
   }
   async stream(p: string, start: number, end: number) {
     return createReadStream(this.file(p), { start, end });
@@ -86,6 +92,6 @@ export function fsRelease(dist: string, cacheBytes?: number): Release {
  * A release whose files sit in `dir` itself (an extracted offline bundle, or the build's
  * temporary folder answering the OpenAPI examples), listed by `manifest`.
  */
-export function fsReleaseAt(dir: string, manifest: Manifest, cacheBytes?: number): Release {
-  return new Release(new FsReader(dir), { id: manifest.release, base: '', manifest, cacheBytes });
+export function fsReleaseAt(dir: string, manifest: Manifest, cacheBytes?: number, o: { bundle?: boolean } = {}): Release {
+  return new Release(new FsReader(dir), { id: manifest.release, base: '', manifest, cacheBytes, bundle: o.bundle });
 }

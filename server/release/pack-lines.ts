@@ -3,8 +3,10 @@
  * manifest, the checked reads and the cache): one record, or a list page's run of lines,
  * is read alone at its offsets once its pack was checked, so single records do not load
  * whole packs into the cache. Whole packs are read and cached only where the reader cannot
- * scan (the Cloudflare Worker: each range read would be a subrequest), or when a pack is
- * already held. The cache, the verified signatures and the corrupt set are the release's
+ * scan (the Cloudflare Worker: a first read is one subrequest either way, and the pack
+ * serves the next records of it), or when a pack is already held. `records` reads many at
+ * once (a search page, a range of verses): one read per pack they are in; the Worker reads
+ * the lines of a pack it read before and no longer holds as one range (issue 39, item 3). The cache, the verified signatures and the corrupt set are the release's
  * own, shared through PackFiles: nothing here keeps a second copy of them.
  */
 import { PACK_SIZE, packOf, packPath } from '../../pipeline/paths.ts';
@@ -34,6 +36,9 @@ export interface PackFiles {
   /** The release_corrupt error for a file. */
   corruptError(rel: string): Error;
 }
+
+/** The longest run of lines `records` reads as one range rather than the whole pack. */
+const RUN_BYTES = 256 * 1024;
 
 /** Where each newline-ended line of `buf` starts, plus the offset after the last newline. */
 export function lineStartsOf(buf: Buffer): Uint32Array {
@@ -79,8 +84,8 @@ export class PackLines {
     const n = packOf(ordinal, size);
     const i = ordinal % size;
     const cached = this.r.get(`p:${ds}/${n}`) as Buffer[] | undefined;
-    if (cached) return cached[i];
-    if (!this.r.reader.scan) return (await this.pack(ds, n))[i];
+    if (cached) return this.own(cached[i]);
+    if (!this.r.reader.scan) return this.own((await this.pack(ds, n))[i]);
     const rel = packPath(ds, n);
     const known = this.lineStarts.get(rel);
     if (known && i + 1 < known.length) {
@@ -129,6 +134,40 @@ export class PackLines {
   }
 
   /**
+   * Records by ordinal, many at once (a search page, a range of verses). Where the reader
+   * can scan (Node), each as `record` reads it. Else (the Worker) grouped by pack, one
+   * subrequest per pack at most: a pack held gives its lines; the lines of a pack read
+   * before (its line starts known) and no longer held are read as one range when they lie
+   * within RUN_BYTES of each other; any other pack is read whole (and held).
+   */
+  async records(ds: string, ordinals: number[]): Promise<Buffer[]> {
+    if (this.r.reader.scan) return Promise.all(ordinals.map((o) => this.record(ds, o)));
+    const size = this.packSize(ds);
+    const byPack = new Map<number, number[]>();
+    ordinals.forEach((o, k) => {
+      const n = packOf(o, size);
+      (byPack.get(n) ?? byPack.set(n, []).get(n)!).push(k);
+    });
+    const out: Buffer[] = new Array(ordinals.length);
+    await Promise.all([...byPack].map(async ([n, ks]) => {
+      const rel = packPath(ds, n);
+      const starts = this.r.get(`p:${ds}/${n}`) ? undefined : this.lineStarts.get(rel);
+      const lines = ks.map((k) => ordinals[k] % size);
+      const [lo, hi] = [Math.min(...lines), Math.max(...lines)];
+      if (starts && hi + 1 < starts.length && starts[hi + 1] - starts[lo] <= RUN_BYTES) {
+        const run = await this.readLine(rel, starts[lo], starts[hi + 1] - 1);
+        if (run) {
+          ks.forEach((k, j) => (out[k] = run.subarray(starts[lines[j]] - starts[lo], starts[lines[j] + 1] - 1 - starts[lo])));
+          return;
+        }
+      }
+      const whole = this.r.get(`p:${ds}/${n}`) as Buffer[] | undefined ?? await this.pack(ds, n);
+      ks.forEach((k, j) => (out[k] = this.own(whole[lines[j]])));
+    }));
+    return out;
+  }
+
+  /**
    * Records [offset, offset+limit) in list order: at most two packs for a page. As a single
    * record is (`record`), a page's run of lines is read alone when the reader can scan, and
    * its pack is not cached: list pages over many datasets would otherwise keep whole packs
@@ -151,8 +190,8 @@ export class PackLines {
   /** Lines [from, to) of a pack: from the cache, else read as one range when the reader can scan, else through the pack. */
   private async packRun(ds: string, n: number, from: number, to: number): Promise<Buffer[]> {
     const cached = this.r.get(`p:${ds}/${n}`) as Buffer[] | undefined;
-    if (!cached && this.r.reader.scan) {
-      const rel = packPath(ds, n);
+    const rel = packPath(ds, n);
+    if (!cached && (this.r.reader.scan || this.lineStarts.has(rel))) {
       const starts = this.lineStarts.get(rel) ?? await this.scanPack(rel);
       if (to >= starts.length) throw new Error(`${rel} has no record ${to - 1}`);
       const run = await this.readLine(rel, starts[from], starts[to] - 1);
@@ -162,7 +201,17 @@ export class PackLines {
         return lines;
       }
     }
-    return (cached ?? await this.pack(ds, n)).slice(from, to);
+    return (cached ?? await this.pack(ds, n)).slice(from, to).map((l) => this.own(l));
+  }
+
+  /**
+   * A line of a whole pack, as the caller may keep it. Where whole packs are read (the
+   * Worker), a copy: a view would keep its pack's buffer alive as long as the answer is
+   * being composed, cache or no cache (issue 39, item 3: a page of 100 search hits held
+   * 100 packs, 113 MiB of array buffers). Node's lines are read alone: kept as they are.
+   */
+  private own(line: Buffer): Buffer {
+    return this.r.reader.scan ? line : Buffer.from(line);
   }
 
   /** Records per pack of a dataset (its manifest's pack_size; releases have always written it). */

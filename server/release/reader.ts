@@ -37,6 +37,12 @@ export interface ReleaseReader {
    * was written (R2 refuses a put whose sha256 differs), so a read need not hash again.
    */
   readonly verified: boolean;
+  /**
+   * True when a load may not be awaited by another request than the one that started it
+   * (workerd cancels that continuation once the starting request ends or is cancelled):
+   * Release then waits for another request's load by looking, not by sharing its promise.
+   */
+  readonly isolated?: boolean;
   /** A file's text, or undefined when it does not exist (the `current` pointer, a manifest). */
   text(path: string): Promise<string | undefined>;
   /** A file's bytes; throws when it is missing. */
@@ -55,6 +61,20 @@ export interface ReleaseReader {
    * binary-index.ts; the Worker holds the whole file, each read would be a subrequest).
    */
   open?(path: string, sig: string): OpenFile | undefined;
+  /**
+   * Optional: a file's sha256 and the signature of the copy that was hashed ('' when it
+   * changed meanwhile), and the signature a file has now (undefined: missing). Node checks
+   * a download against download.json's sha256 with these before serving it; a store that
+   * is `verified` needs neither.
+   */
+  hash?(path: string): Promise<{ sha256: string; sig: string }>;
+  signature?(path: string): string | undefined;
+  /**
+   * Optional: bytes [from, to) of a file read alone, with the file's whole size and the
+   * signature of this copy, for a store that verified the file when it was written and
+   * where every read costs (the Worker: search postings by ranges, search/remote-postings.ts).
+   */
+  slice?(path: string, from: number, to: number): Promise<{ bytes: Buffer; size: number; sig: string }>;
   /** A body to stream bytes [start, end] (inclusive) of a file: a download. Its type is the adapter's own. */
   stream(path: string, start: number, end: number): Promise<unknown>;
   /** Checks that every file of a release exists with its size before it is served (optional: R2 was checked at publish). */

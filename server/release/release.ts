@@ -36,6 +36,9 @@ export const releaseBase = (id: string) => `releases/${id}/`;
 /** Where a release's offline bundle sits (pipeline/paths.ts bundleDir). */
 export const bundleBase = (id: string) => `bundles/${id}/`;
 
+/** How long the Worker waits for a file another request is loading before loading it itself. */
+const LOAD_WAIT_MS = 2000;
+
 const corruptError = (rel: string) =>
   new ApiError('release_corrupt', 'a file of the live release is damaged; the operator has been told', { file: rel.slice(0, 200) });
 
@@ -48,6 +51,8 @@ export interface ReleaseAt {
   cacheBytes?: number;
   /** The dist folder on this machine, when there is one (messages). */
   dist?: string;
+  /** An extracted offline bundle (`serve --bundle`), which carries no downloads of its own. */
+  bundle?: boolean;
 }
 
 /**
@@ -65,6 +70,8 @@ export class Release {
   readonly id: string;
   readonly base: string;
   readonly dist: string | undefined;
+  /** Served from an extracted offline bundle (ReleaseAt.bundle). */
+  readonly bundle: boolean;
   readonly manifest: Manifest;
   readonly datasets = new Map<string, DatasetInfo>();
   readonly absent: Record<string, string>;
@@ -78,6 +85,7 @@ export class Release {
   constructor(readonly reader: ReleaseReader, at: ReleaseAt) {
     this.id = at.id;
     this.base = at.base;
+    this.bundle = at.bundle ?? false;
     this.dist = at.dist;
     this.manifest = at.manifest;
     for (const [k, v] of Object.entries(this.manifest.datasets as Record<string, DatasetInfo>)) this.datasets.set(k, v);
@@ -88,7 +96,8 @@ export class Release {
     this.searching = new ReleaseSearch({
       datasets: this.datasets, cache: this.cache, budget: cacheBytes,
       entry: (rel) => this.entry(rel), json: (rel) => this.json(rel), read: (rel) => this.readChecked(rel), cached: (key, load) => this.cached(key, load),
-      readAt: (rel) => this.readAt(rel),
+      readAt: (rel) => this.readAt(rel), isolated: reader.isolated,
+      ...(reader.slice && reader.verified ? { readRange: (rel: string, from: number, to: number) => this.readRange(rel, from, to) } : {}),
     });
     this.lines = new PackLines({
       reader, base: this.base, datasets: this.datasets, entry: (rel) => this.entry(rel), read: (rel) => this.readChecked(rel),
@@ -180,14 +189,33 @@ export class Release {
     const v = this.cache.get(key) as V | undefined;
     if (v !== undefined) return Promise.resolve(v);
     let p = this.loading.get(key) as Promise<V> | undefined;
+    if (p && this.reader.isolated) return this.afterOther(key, load);
     if (!p) {
       p = load().then(([value, size]) => {
         this.cache.set(key, value, size);
         return value;
-      }).finally(() => this.loading.delete(key));
+      }).finally(() => {
+        if (this.loading.get(key) === p) this.loading.delete(key);
+      });
       this.loading.set(key, p);
     }
     return p;
+  }
+
+  /**
+   * The Worker (reader.isolated): a file another request is loading is waited for by
+   * looking at the cache every few milliseconds (its promise is not awaited: workerd would
+   * cancel this request's continuation if that request ended first); past LOAD_WAIT_MS, or
+   * once it is done without caching the file, this request loads it itself.
+   */
+  private async afterOther<V>(key: string, load: () => Promise<[V, number]>): Promise<V> {
+    for (let waited = 0; waited < LOAD_WAIT_MS && this.loading.has(key); waited += 4) {
+      await new Promise((r) => setTimeout(r, 4));
+      const v = this.cache.get(key) as V | undefined;
+      if (v !== undefined) return v;
+    }
+    this.loading.delete(key); // a load that never ended (its request was cancelled) or is too slow
+    return this.cached(key, load);
   }
 
   private json<V>(rel: string): Promise<V> {
@@ -218,9 +246,36 @@ export class Release {
     return (from, to) => opened.read(from, to) ?? this.bad(rel, rel);
   }
 
+  /**
+   * Bytes [from, to) of a manifest-listed file read alone (the reader's slice: a ranged R2
+   * read), for a store that verified the file when it was written: its size is checked
+   * against the manifest and its copy against the one read before.
+   */
+  private async readRange(rel: string, from: number, to: number): Promise<Buffer> {
+    const e = this.entry(rel);
+    if (!e) throw new Error(`not in manifest: ${rel}`);
+    if (this.corrupt.has(rel)) throw corruptError(rel);
+    let got;
+    try {
+      got = await this.reader.slice!(this.base + rel, from, to);
+    } catch (err) {
+      if ((err as Error).name === 'NotFound') this.bad(rel, rel);
+      throw err;
+    }
+    const known = this.verified.get(rel);
+    if (got.size !== e.size || got.bytes.length !== to - from || (known !== undefined && known !== got.sig)) this.bad(rel, rel);
+    this.verified.set(rel, got.sig);
+    return got.bytes;
+  }
+
   /** One record by ordinal (pack-lines.ts: from its cached pack, else read alone at its offsets when the reader can scan). */
   record(ds: string, ordinal: number): Promise<Buffer> {
     return this.lines.record(ds, ordinal);
+  }
+
+  /** Records by ordinal, many at once (pack-lines.ts: one read per pack at most where each read costs). */
+  records(ds: string, ordinals: number[]): Promise<Buffer[]> {
+    return this.lines.records(ds, ordinals);
   }
 
   /** Records [offset, offset+limit) in list order (pack-lines.ts: a page's run of lines read alone when the reader can scan). */

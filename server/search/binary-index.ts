@@ -119,6 +119,12 @@ class TermTable {
     return true;
   }
 
+  /** Bytes [from, to) of the postings section holding every term that starts with `p` (terms sort by prefix, their postings follow). */
+  prefixSpan(p: string): [number, number] {
+    const [lo, hi] = this.range(p);
+    return [this.postOff[lo], this.postOff[hi]];
+  }
+
   term(k: number): string {
     return String.fromCharCode(...this.chars.subarray(this.off[k], this.off[k + 1]));
   }
@@ -228,25 +234,42 @@ export class DocumentIds {
 }
 
 /**
+ * Where a binary index file's postings start, from its first bytes (`head`, at least the
+ * magic, the header's length and the header): undefined when `head` is too short (read
+ * `needed` bytes). The Worker reads the bytes before the postings alone, then postings by
+ * ranges (release-search.ts).
+ */
+export function binaryLayout(head: Uint8Array): { postAt: number; fileSize: number } | { needed: number } {
+  if (head.length < MAGIC.length + 4 || new TextDecoder().decode(head.subarray(0, MAGIC.length)) !== MAGIC) throw new Error('search index: not a binary index file');
+  const hlen = new DataView(head.buffer, head.byteOffset, head.byteLength).getUint32(MAGIC.length, true);
+  if (head.length < MAGIC.length + 4 + hlen) return { needed: MAGIC.length + 4 + hlen };
+  const h = JSON.parse(new TextDecoder().decode(head.subarray(MAGIC.length + 4, MAGIC.length + 4 + hlen))) as BinaryHeader;
+  const [postAt, postLength] = h.sections.post;
+  return { postAt, fileSize: postAt + postLength };
+}
+
+/**
  * The header and section views of a binary index file; throws on a file of another form.
  * With `readAt` and the postings last in the file (as pipeline/search-binary.ts writes
  * them), only the bytes before the postings are kept (copied: a view would hold the whole
- * file), and the postings are read from the file a word at a time.
+ * file), and the postings are read from the file a word at a time. `buf` may then be just
+ * those bytes (`fileSize` the whole file's): the Worker never holds the postings.
  */
-function sections(buf: Uint8Array, readAt?: (from: number, to: number) => Uint8Array) {
+function sections(buf: Uint8Array, readAt?: (from: number, to: number) => Uint8Array, fileSize = buf.byteLength) {
   if (!LITTLE_ENDIAN) throw new Error('search index: the binary form needs a little-endian machine');
   if (buf.length < MAGIC.length + 4 || new TextDecoder().decode(buf.subarray(0, MAGIC.length)) !== MAGIC) throw new Error('search index: not a binary index file');
   const hlen = new DataView(buf.buffer, buf.byteOffset, buf.byteLength).getUint32(MAGIC.length, true);
   const h = JSON.parse(new TextDecoder().decode(buf.subarray(MAGIC.length + 4, MAGIC.length + 4 + hlen))) as BinaryHeader;
-  for (const [name, [o, l]] of Object.entries(h.sections)) {
-    if (o + l > buf.byteLength) throw new Error(`search index: section ${name} runs past the file's end`);
-  }
   const [postAt] = h.sections.post;
+  for (const [name, [o, l]] of Object.entries(h.sections)) {
+    if (o + l > (name === 'post' ? fileSize : buf.byteLength)) throw new Error(`search index: section ${name} runs past the file's end`);
+  }
   // The postings after every other section: all before them is what is kept.
   const onDisk = !!readAt && Object.entries(h.sections).every(([name, [o, l]]) => name === 'post' || o + l <= postAt);
+  if (!onDisk && buf.byteLength < fileSize) throw new Error('search index: its postings are not last in the file');
   // Typed-array views need the bytes aligned to 8 (a pooled Buffer may not be; a fresh array is).
   const kept = onDisk ? buf.subarray(0, postAt) : buf;
-  const bytes = onDisk || kept.byteOffset % 8 ? copyOf(kept) : kept;
+  const bytes = (onDisk && kept.byteLength < buf.byteLength) || kept.byteOffset % 8 ? copyOf(kept) : kept;
   const at = <T>(name: keyof BinaryHeader['sections'], Kind: { new (b: ArrayBuffer, o: number, n: number): T; BYTES_PER_ELEMENT: number }) => {
     const [o, l] = h.sections[name];
     return new Kind(bytes.buffer as ArrayBuffer, bytes.byteOffset + o, l / Kind.BYTES_PER_ELEMENT);
@@ -269,8 +292,8 @@ function copyOf(b: Uint8Array): Uint8Array {
  * postings, half of the release's 60 MiB of indexes, in the page cache instead of the
  * process (issue 27: RSS); a word's postings are then one read of a few hundred bytes.
  */
-export function openBinaryIndex(buf: Uint8Array, options: LoadOptions, readAt?: (from: number, to: number) => Uint8Array): MiniSearch {
-  const { h, at, post, held } = sections(buf, readAt);
+export function openBinaryIndex(buf: Uint8Array, options: LoadOptions, readAt?: (from: number, to: number) => Uint8Array, fileSize?: number): MiniSearch {
+  const { h, at, post, held } = sections(buf, readAt, fileSize);
   const ms = (MiniSearch as unknown as { loadJS(js: unknown, o: LoadOptions): MiniSearch }).loadJS({
     documentCount: h.documentCount, nextId: h.nextId, documentIds: {}, fieldIds: h.fieldIds, fieldLength: {},
     averageFieldLength: h.averageFieldLength, storedFields: {}, dirtCount: h.dirtCount, index: [], serializationVersion: 2,
@@ -287,6 +310,12 @@ export function openBinaryIndex(buf: Uint8Array, options: LoadOptions, readAt?: 
   Object.assign(ms, { _documentIds: documentIds, _idToShortId: new Map(), _fieldLength: fieldLength, _storedFields: storedFields, _index: index });
   binaryBytes.set(ms, held);
   return ms;
+}
+
+/** The postings bytes [from, to) (from the postings' start) of every term of `ms` starting with `prefix`; undefined for an index not opened here. */
+export function prefixSpan(ms: MiniSearch, prefix: string): [number, number] | undefined {
+  const index = (ms as unknown as { _index: unknown })._index;
+  return index instanceof TermTable ? index.prefixSpan(prefix) : undefined;
 }
 
 const binaryBytes = new WeakMap<MiniSearch, number>();

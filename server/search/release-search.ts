@@ -19,8 +19,11 @@ import {
 } from './search-bounds.ts';
 import { indexEntries, keepTypoPrefix, loadIndexSliced, matchRanked, searchSplit, termCountOf } from './search-index.ts';
 import { stemWord } from '../../pipeline/stemming.ts';
+import { rankWeight } from '../../pipeline/search-weight.ts';
 import { moreTiers, type Tiers } from './match-tiers.ts';
+import { addStopWordScores, splitStopWords } from './stop-words.ts';
 import { binaryIndexBytes, openBinaryIndex } from './binary-index.ts';
+import { WHOLE_BELOW, openRemoteIndex, remoteOf, withPostings } from './remote-postings.ts';
 
 /**
  * What a loaded minisearch index holds on the V8 heap. Measured with --expose-gc on 15
@@ -50,6 +53,10 @@ export interface ReleaseFiles {
   cached<V>(key: string, load: () => Promise<[V, number]>): Promise<V>;
   /** Synchronous reads by offset of a file just read and checked, where the store allows (Node); else undefined. */
   readAt?(rel: string): ((from: number, to: number) => Uint8Array) | undefined;
+  /** Bytes [from, to) of a file read alone, where each read is costly and whole files are not held (the Worker). */
+  readRange?(rel: string, from: number, to: number): Promise<Uint8Array>;
+  /** A load is not to be awaited by another request (the Worker: release/reader.ts `isolated`). */
+  isolated?: boolean;
 }
 
 /** Index files and term shards a search reads, loaded before it runs (every read is async; the search itself is not). */
@@ -92,6 +99,9 @@ export class ReleaseSearch {
       // every load that arrived while the one before it was loading.
       const loaded = await Promise.all([...files.values()].map((file) => this.loadIndex(info, file)));
       [...files.keys()].forEach((key, k) => held.indexes.set(key, loaded[k]));
+      // Indexes read by ranges (the Worker): their postings for these words first, then the
+      // search at once, never in slices (the postings are installed for its duration only).
+      if (loaded.some((ms) => remoteOf(ms))) return withPostings(loaded, words, () => runSync(this.searchSteps(ds, q, held)));
     }
     const steps = this.searchSteps(ds, q, held);
     return yielding ? runYielding(steps) : runSync(steps);
@@ -137,11 +147,31 @@ export class ReleaseSearch {
     const hit = this.r.cache.get(key) as MiniSearch | undefined;
     if (hit !== undefined) return hit;
     let p = this.loading.get(key);
+    if (p && this.r.isolated) {
+      // The Worker: another request's load is waited for by looking, as release.ts afterOther says why.
+      for (let waited = 0; waited < 2000 && this.loading.get(key) === p; waited += 4) {
+        await new Promise((r) => setTimeout(r, 4));
+        const v = this.r.cache.get(key) as MiniSearch | undefined;
+        if (v !== undefined) return v;
+      }
+      if (this.loading.get(key) === p) this.loading.delete(key);
+      const done = this.r.cache.get(key) as MiniSearch | undefined;
+      if (done !== undefined) return done;
+      p = undefined;
+    }
     if (!p) {
       p = (async () => {
         // Read past the cache: the index holds what it needs of the file (all of a binary
         // file; none of a JSON text, which cached held as much again as the index).
-        const options = searchOptions(info.search_fields, info.search_rank, info.search_tuning?.stopWords);
+        const options = searchOptions(info.search_fields, storesWeights(info), info.search_tuning?.stopWords);
+        const size = this.r.entry(file.rel)?.size ?? 0;
+        const readRange = this.r.readRange;
+        if (file.binary && readRange && size > WHOLE_BELOW) {
+          // The Worker: the bytes before the postings held, the postings read per query (remote-postings.ts).
+          const ms = await openRemoteIndex(size, options, (from, to) => readRange.call(this.r, file.rel, from, to));
+          this.r.cache.set(key, ms, indexHeapBytes(ms, 0));
+          return ms;
+        }
         const buf = await this.r.read(file.rel);
         // A binary index keeps its postings on disk where the store can read them by offset
         // (binary-index.ts): half its bytes, read a word at a time from the page cache.
@@ -149,7 +179,9 @@ export class ReleaseSearch {
         const bytes = indexHeapBytes(ms, buf.length);
         if (!onlyIfRoom || this.r.cache.bytes + bytes <= this.r.budget) this.r.cache.set(key, ms, bytes);
         return ms;
-      })().finally(() => this.loading.delete(key));
+      })().finally(() => {
+        if (this.loading.get(key) === p) this.loading.delete(key);
+      });
       this.loading.set(key, p);
     }
     return p;
@@ -163,7 +195,9 @@ export class ReleaseSearch {
     const info = this.r.datasets.get(ds)!;
     const expired = deadline();
     if (info.search_kind === 'terms') {
-      const capped = boundWords(q, searchWords);
+      const bounded = boundWords(q, searchWords);
+      // Stop words need not match (stop-words.ts); the word index has no scores for them to add to.
+      const capped = { ...bounded, words: splitStopWords(bounded.words).content };
       const terms = (prefix: string) => held.terms.get(prefix);
       const expands = (w: string) => w.length >= PREFIX_MIN_LETTERS;
       const fit = fitBudget(capped.words, (w, expand) => postings(w, terms(termPrefix(w)) ?? [], expand && expands(w)).size, MAX_TERM_POSTINGS);
@@ -178,7 +212,10 @@ export class ReleaseSearch {
       if (!any.ordinals.length) return result;
       return { ...result, ordinals: any.ordinals, match: 'partial', unmatched: any.unmatched, partial: result.partial || any.truncated };
     }
-    const capped = boundWords(q);
+    const bounded = boundWords(q);
+    // The words every match must have; stop words only add to scores (stop-words.ts).
+    const { content, stop } = splitStopWords(bounded.words);
+    const capped = { ...bounded, words: content };
     // Per shard, the index that holds a word: the shard's whole index, or the word's part
     // (all loaded before the search began).
     const shards = Array.from({ length: info.search_shards ?? 1 }, (_, n) => (w: string) => {
@@ -190,10 +227,10 @@ export class ReleaseSearch {
     yield;
     const ignored = [...capped.ignored, ...fit.ignored];
     const narrow = new Set(fit.unexpanded);
-    const tier1 = yield* this.wholeWords(info, shards, fit, narrow, expired);
+    const tier1 = yield* this.wholeWords(info, shards, fit, narrow, stop, expired);
     const result: SearchResult = { ...tier1, ignored, unexpanded: fit.unexpanded, partial: tier1.partial || ignored.length > 0 || narrow.size > 0 };
     // The words as the index has them (its processTerm: stop words go), for the tiers after tier 1.
-    const processTerm = (searchOptions(info.search_fields, info.search_rank, info.search_tuning?.stopWords) as { processTerm?: (t: string) => string | null }).processTerm;
+    const processTerm = (searchOptions(info.search_fields, storesWeights(info), info.search_tuning?.stopWords) as { processTerm?: (t: string) => string | null }).processTerm;
     const words = processTerm ? fit.keep.map((w) => processTerm(w)).filter((t): t is string => !!t) : fit.keep;
     const more = yield* moreTiers({
       shards, words, narrow, stems: !!info.search_stem?.length, fields: info.search_fields, options: this.shardOptions(info, narrow), spent: fit.total, expired,
@@ -205,7 +242,7 @@ export class ReleaseSearch {
    * Tier 1 (match-tiers.ts): the records matching every word, ranked by minisearch, or by
    * match kind when the words touch more than MAX_RANKED_POSTINGS entries.
    */
-  private *wholeWords(info: DatasetInfo, shards: ((w: string) => MiniSearch)[], fit: { keep: string[]; total: number }, narrow: Set<string>, expired: () => boolean): Generator<void, { ordinals: number[]; partial: boolean; ranked?: boolean }> {
+  private *wholeWords(info: DatasetInfo, shards: ((w: string) => MiniSearch)[], fit: { keep: string[]; total: number }, narrow: Set<string>, stop: string[], expired: () => boolean): Generator<void, { ordinals: number[]; partial: boolean; ranked?: boolean }> {
     let partial = false;
     if (fit.total > MAX_RANKED_POSTINGS) {
       // Scores are small integers: each shard gives its ordinals per score in list order;
@@ -233,9 +270,9 @@ export class ReleaseSearch {
       }
       all.push(...this.searchShard(info, n, shards[n], fit.keep, narrow));
     }
-    const ordinals = shards.length === 1
-      ? all.map((r) => r.id as number)
-      : all.sort((a, b) => b.score - a.score || (a.id as number) - (b.id as number)).map((r) => r.id as number);
+    const merged = shards.length === 1 ? all : all.sort((a, b) => b.score - a.score || (a.id as number) - (b.id as number));
+    yield;
+    const ordinals = addStopWordScores(merged, stop, shards, this.shardOptions(info, narrow), info.search_fields, fit.total).map((r) => r.id);
     return { ordinals, partial };
   }
 
@@ -249,7 +286,9 @@ export class ReleaseSearch {
       maxFuzzy: Math.min(BOUNDED_MATCH.maxFuzzy, tuning?.maxTypos ?? Infinity),
       combineWith: 'AND',
       ...(info.search_boost ? { boost: info.search_boost } : {}),
-      ...(info.search_rank ? { boostDocument: (_id, _term, stored) => rankWeight(Number(stored?.__rank ?? 0), info.search_rank_scale) } : {}),
+      // The index stores each record's weight (pipeline/search-weight.ts); a release before issue 36 its rank.
+      ...(info.search_weights ? { boostDocument: (_id, _term, stored) => Number(stored?.__rank ?? 1) }
+        : info.search_rank ? { boostDocument: (_id, _term, stored) => rankWeight(Number(stored?.__rank ?? 0), info.search_rank_scale) } : {}),
     };
   }
 
@@ -258,7 +297,7 @@ export class ReleaseSearch {
     const file = this.indexFile(info, n);
     if (!file.part) return msFor('').search(words.join(' '), options) as { id: number; score: number }[];
     // A split index: each word from its part (the index's processTerm first: stop words go).
-    const opts = searchOptions(info.search_fields, info.search_rank, info.search_tuning?.stopWords) as { processTerm?: (t: string) => string | null };
+    const opts = searchOptions(info.search_fields, storesWeights(info), info.search_tuning?.stopWords) as { processTerm?: (t: string) => string | null };
     const terms = words.map((w) => (opts.processTerm ? opts.processTerm(w) : w.toLowerCase())).filter((t): t is string => !!t);
     return searchSplit(msFor, terms, options);
   }
@@ -277,5 +316,5 @@ function withTiers(r: SearchResult, more: Tiers): SearchResult {
   };
 }
 
-/** A record's search weight from its rank (the SQLite downloads use the same: pipeline/sqlite.ts). */
-export const rankWeight = (rank: number, scale?: 'linear') => (scale === 'linear' ? 1 + Math.max(0, rank) : 1 + Math.log10(1 + Math.max(0, rank)));
+/** Whether an index of `info` stores a __rank per record (its weight, or in older releases its rank). */
+const storesWeights = (info: DatasetInfo) => !!(info.search_weights || info.search_rank);

@@ -1,16 +1,20 @@
 /** Durable replace of a small state file: write a temp file, fsync it, rename over, fsync the folder. */
-import { closeSync, fsyncSync, openSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-export function writeFileDurable(file: string, content: string) {
+export function writeFileDurable(file: string, content: string | Buffer) {
   const tmp = `${file}.tmp-${process.pid}`;
   const fd = openSync(tmp, 'w');
   try {
-    writeFileSync(fd, content);
+    writeFileSync(fd, content); // loops over short writes; throws on ENOSPC
     fsyncSync(fd);
-  } finally {
+  } catch (err) {
+    // A full disk: the partial temp file would only hold on to the space it took.
     closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw err;
   }
+  closeSync(fd);
   renameSync(tmp, file);
   try {
     const dir = openSync(path.dirname(file), 'r');

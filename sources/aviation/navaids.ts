@@ -66,7 +66,7 @@ export const NAVAID_PROPERTIES = {
   id: { type: 'string', pattern: '^navaid-\\d+$', description: 'navaid-<OurAirports navaid id>' },
   kind: { const: 'navaid' },
   navaid_ident: { type: 'string', description: 'The navaid\'s own ident (e.g. JFK, 1A); not unique worldwide' },
-  navaid_name: { type: 'string', description: 'Its name, e.g. Kennedy (not in the text search: see the README)' },
+  navaid_name: { type: 'string', description: 'Its name, e.g. Kennedy (not in the text search: see docs/platform-api.md, aviation)' },
   navaid_type: { type: 'string', enum: [...NAVAID_TYPES] },
   frequency_khz: nullable('number', 'Frequency in kHz (a VOR\'s MHz × 1000)'),
   latitude: { type: 'number', minimum: -90, maximum: 90 },

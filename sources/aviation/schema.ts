@@ -56,7 +56,7 @@ const AIRPORT_PROPERTIES = {
   wikipedia_link: nullable('string', 'Wikipedia article'),
   keywords: { type: 'array', items: { type: 'string' }, description: 'OurAirports keywords (former names, other codes)' },
   geography_country: nullable('string', 'Id in /apis/geography/countries; null where geography has no such country'),
-  geography_region: nullable('string', 'GeoNames first-level division in /apis/geography/regions where it corresponds (see README); else null'),
+  geography_region: nullable('string', 'GeoNames first-level division in /apis/geography/regions where it corresponds (see docs/platform-api.md, aviation); else null'),
   runways: { type: 'array', items: RUNWAY, description: 'The airport\'s runways' },
   frequencies: {
     type: 'array', description: 'Radio frequencies (airport-frequencies.csv; type is free text)',

@@ -6,7 +6,7 @@
 export const SYSTEMS = ['naics-2022', 'naics-2017', 'naics-2012', 'isic-4', 'hs-2022'] as const;
 export type System = (typeof SYSTEMS)[number];
 
-/** One relation a publisher's file states between this code and a code of another system. */
+/** One relation a publisher's file states between this code and another (of another system, or named in a NAICS description). */
 export interface Relation {
   /** Target record id, e.g. "isic-4:0111"; null only for a concordance row without a code ("Multiple NAICS industries"). */
   id: string | null;
@@ -19,14 +19,14 @@ export interface Relation {
   part_of_other: boolean | null;
   /** The concordance's own words on the link (its notes column, or the piece of the industry it names). */
   note: string | null;
-  /** Which file states it (a key of CONCORDANCES). */
+  /** Which file states it (a key of CONCORDANCES, or census-naics-<year>-descriptions: cross-references.ts). */
   source: string;
 }
 
 export interface CodeRecord {
   id: string; system: System; code: string; title: string; description: string | null;
   level: number; level_name: string; parent: string | null; section: string | null; section_title: string | null;
-  trilateral: boolean | null; defined_by: string; relations: Relation[]; related_systems: string[];
+  trilateral: boolean | null; cross_references_omitted: boolean | null; defined_by: string; relations: Relation[]; related_systems: string[];
   /** Set by normaliseCrosswalks (index.ts). */
   prominence?: number;
 }

@@ -115,12 +115,12 @@ export function concordances(books: Record<Key, unknown>, known: Map<string, str
 
   const records: CodeRecord[] = [
     ...[...titles2012].map(([code, t]): CodeRecord => ({
-      id: recordId('naics-2012', code), system: 'naics-2012', code, title: t, description: null, level: 6, level_name: 'national industry',
+      id: recordId('naics-2012', code), system: 'naics-2012', code, title: t, description: null, cross_references_omitted: null, level: 6, level_name: 'national industry',
       parent: null, section: null, section_title: null, trilateral: null, defined_by: 'Census NAICS 2012 concordances (2012 to ISIC 4, 2017 to 2012)',
       relations: [], related_systems: [],
     })),
     ...[...isic].map(([code, t]): CodeRecord => ({
-      id: recordId('isic-4', code), system: 'isic-4', code, title: t, description: null,
+      id: recordId('isic-4', code), system: 'isic-4', code, title: t, description: null, cross_references_omitted: null,
       ...(code.endsWith('X') ? { level: 3, level_name: 'group' } : { level: 4, level_name: 'class' }),
       parent: null, section: null, section_title: null, trilateral: null, defined_by: 'Census NAICS to ISIC 4 concordances (class titles as given there)',
       relations: [], related_systems: [],

@@ -39,7 +39,7 @@ export function harmonizedSystem(text: unknown, sectionsText: unknown): CodeReco
     const sectionTitle = sections.get(v.section) ?? fail(where, 'section', v.section);
     return {
       id: recordId('hs-2022', code), system: 'hs-2022', code, title: v.description.trim() || fail(where, 'description', v.description),
-      description: null, level: code.length, level_name: LEVELS[code.length], parent: parent === null ? null : recordId('hs-2022', parent),
+      description: null, cross_references_omitted: null, level: code.length, level_name: LEVELS[code.length], parent: parent === null ? null : recordId('hs-2022', parent),
       section: v.section, section_title: sectionTitle, trilateral: null, defined_by: 'HS 2022 nomenclature via datasets/harmonized-system 2022.0',
       relations: [], related_systems: [],
     };

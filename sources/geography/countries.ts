@@ -29,6 +29,7 @@ export interface CountryRecord {
   currencies: string[]; languages: string[]; official_languages: string[]; timezones: string[];
   tld: string[]; flag: string; independent: boolean | null; un_member: boolean; landlocked: boolean;
   has_holidays: boolean; links_holidays: string | null;
+  alt_spellings: string[]; demonyms: string[]; native_names: string[];
 }
 
 const c = checker('countries');
@@ -181,9 +182,34 @@ export function buildCountries(raw: Record<string, unknown>): CountriesResult {
       landlocked: typeof r.landlocked === 'boolean' ? r.landlocked : c.fail(at, 'landlocked', r.landlocked),
       has_holidays: holidays.has(id),
       links_holidays: holidays.has(id) ? `/apis/holidays?country=${id}` : null,
+      ...otherNames(r, at),
     };
   });
   return { records, dropped, cldrAdded, cldrEnded };
+}
+
+/**
+ * What else a country is called, as world-countries gives it (issue 36, item 6: `Holland`,
+ * `Dutch`, `Deutschland` found nothing): its alternative spellings (altSpellings: codes,
+ * short and former names, "Holland"), its English demonyms (demonyms.eng, feminine then
+ * masculine when they differ) and its common and official names in its own languages
+ * (name.native, by language in the file's order). Each once, in that order.
+ */
+function otherNames(r: Record<string, unknown>, at: string): Pick<CountryRecord, 'alt_spellings' | 'demonyms' | 'native_names'> {
+  const demonyms = r.demonyms === undefined ? {} : c.obj(at, 'demonyms', r.demonyms);
+  const eng = demonyms.eng === undefined ? {} : c.obj(at, 'demonyms.eng', demonyms.eng);
+  const native = c.obj(at, 'name.native', c.obj(at, 'name', r.name).native ?? {});
+  const nativeNames = Object.entries(native).flatMap(([lang, n]) => {
+    const o = c.obj(at, `name.native.${lang}`, n);
+    return [c.str(at, `name.native.${lang}.common`, o.common, /\S/), c.str(at, `name.native.${lang}.official`, o.official, /\S/)];
+  });
+  const once = (xs: string[]) => [...new Set(xs.map((x) => x.trim()).filter(Boolean))];
+  return {
+    alt_spellings: once(c.strings(at, 'altSpellings', r.altSpellings ?? [])),
+    // Uninhabited territories have "" (BV, HM): no demonym.
+    demonyms: once((['f', 'm'] as const).filter((g) => eng[g] !== undefined).map((g) => c.str(at, `demonyms.eng.${g}`, eng[g]))),
+    native_names: once(nativeNames),
+  };
 }
 
 const codes = (description: string, pattern: string) => stringArray(description, pattern);
@@ -212,6 +238,9 @@ const properties = {
   landlocked: { type: 'boolean' },
   has_holidays: { type: 'boolean', description: 'date-holidays has public holidays for this country' },
   links_holidays: nullable('string', { description: 'Path of this country\'s holidays, or null' }),
+  alt_spellings: stringArray('Other spellings and names world-countries lists (codes, short, former and local forms: "Holland", "Nederland")'),
+  demonyms: stringArray('English demonyms (world-countries demonyms.eng: feminine, then masculine when it differs), e.g. "Dutch"'),
+  native_names: stringArray('Common and official names in the country\'s own languages (world-countries name.native), e.g. "Nederland"'),
 };
 
 export const countriesSource = defineSource<CountryRecord>({
@@ -221,7 +250,8 @@ export const countriesSource = defineSource<CountryRecord>({
   description: 'The 250 countries and territories of mledoze/countries (ISO 3166-1), with CLDR population estimates, '
     + 'languages and current currencies, neighbours, time zones and holiday coverage. {code} is the alpha-2 code, '
     + 'or the alpha-3, numeric code or English name. Data under the ODbL 1.0 (share-alike).',
-  contractVersion: '0.1.0',
+  // 0.2.0: alt_spellings, demonyms, native_names (searched).
+  contractVersion: '0.2.0',
   provenance: [PROVENANCE.worldCountries, PROVENANCE.cldr, PROVENANCE.languageRegistry, PROVENANCE.vvoTzdb, PROVENANCE.tzdata, PROVENANCE.dateHolidays],
   inputs: {
     worldCountries: { kind: 'npm-file', package: 'world-countries', file: 'countries.json', format: 'json' },
@@ -235,7 +265,14 @@ export const countriesSource = defineSource<CountryRecord>({
   pathParam: 'code',
   pathParamDescription: 'ISO 3166-1 alpha-2 code (DE); also alpha-3 (DEU), numeric (276) or the common English name, case-insensitively.',
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
-  search: { fields: ['name', 'official_name', 'id', 'cca3', 'capital'], boost: { name: 3, id: 2, cca3: 2 } },
+  search: {
+    fields: ['name', 'official_name', 'id', 'cca3', 'capital', 'alt_spellings', 'demonyms', 'native_names'],
+    boost: { name: 3, id: 2, cca3: 2, alt_spellings: 2, demonyms: 2, native_names: 1.5 },
+    // Weighted by population as places are (1 + log10(1 + population)): a demonym or name
+    // several territories share finds the country first ("Dutch": NL before BQ and SX).
+    rank: 'population',
+    names: [{ field: 'official_name' }, { field: 'alt_spellings' }, { field: 'demonyms' }, { field: 'native_names' }],
+  },
   filters: [
     { param: 'region', field: 'region', description: 'Region, e.g. Europe', caseInsensitive: true },
     { param: 'subregion', field: 'subregion', description: 'Subregion, e.g. "Western Europe"', caseInsensitive: true },

@@ -196,7 +196,7 @@ export const placesSource = defineSource<PlaceRecord>({
   pathParamDescription: 'GeoNames id, e.g. 2950159 (Berlin).',
   schema: { type: 'object', properties: placeProperties, required: Object.keys(placeProperties), additionalProperties: false },
   // Population weights the ranking: a query for "berlin" should find the capital first.
-  search: { fields: ['name', 'ascii_name', 'former_name'], boost: { name: 2 }, rank: 'population' },
+  search: { fields: ['name', 'ascii_name', 'former_name'], boost: { name: 2 }, rank: 'population', names: [{ field: 'former_name' }] },
   filters: [
     countryFilter('country', 'country', 'Alpha-2 country code, e.g. DE.'),
     { param: 'region', field: 'region', description: 'First-level division, e.g. DE.16', caseInsensitive: true },

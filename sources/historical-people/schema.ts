@@ -1,4 +1,6 @@
 /** JSON Schema of a historical-people record. */
+import { CORRECTION_SCHEMA } from './corrections.ts';
+
 const n = (type: string, description: string, extra: Record<string, unknown> = {}) => ({ type: [type, 'null'], description, ...extra });
 
 export const PEOPLE_PROPERTIES = {
@@ -8,8 +10,8 @@ export const PEOPLE_PROPERTIES = {
   birth_year: n('integer', 'Birth year; negative = BCE (-384 = 384 BC)'),
   birth_year_text: n('string', 'Pantheon\'s birth year when it is not a plain year ("530s", "1237?")'),
   death_year: n('integer', 'Death year (WordNet only: Pantheon 1.0 has none); negative = BCE'),
-  dates_approximate: { type: 'boolean', description: 'The source marks the dates as approximate (circa, "?") or gives no plain birth year' },
-  birth_place: n('string', 'Birth city (Pantheon)'),
+  dates_approximate: { type: 'boolean', description: 'The source marks the dates as approximate (circa, "?"), gives no plain birth year, or Pantheon and WordNet give different birth years (Pantheon\'s is served)' },
+  birth_place: n('string', 'Birth city (Pantheon); null where Pantheon has none or only its placeholder "Other"'),
   birth_place_id: n('string', 'GeoNames id in /apis/geography/places, where the birth city\'s name is unique in its country'),
   birth_state: n('string', 'US state of birth (Pantheon)'),
   country: n('string', 'Birth country, id in /apis/geography/countries (Pantheon\'s code)', { pattern: '^[A-Z]{2}$' }),
@@ -27,8 +29,9 @@ export const PEOPLE_PROPERTIES = {
   wikipedia_page_id: n('integer', 'English Wikipedia page id (Pantheon en_curid)'),
   wordnet_synset: n('string', 'WordNet 3.1 noun synset offset'),
   name_damaged: { type: 'boolean', description: 'The mirrored Pantheon copy replaced letters of the name with "?" (see coverage)' },
+  corrections: CORRECTION_SCHEMA,
   field_sources: {
-    type: 'object', description: 'For each field with a value: "pantheon" or "wordnet"',
-    additionalProperties: { type: 'string', enum: ['pantheon', 'wordnet'] },
+    type: 'object', description: 'For each field with a value: "pantheon", "wordnet", or "correction" (see corrections)',
+    additionalProperties: { type: 'string', enum: ['pantheon', 'wordnet', 'correction'] },
   },
 };

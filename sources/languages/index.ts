@@ -263,7 +263,10 @@ const languages = defineSource<LanguageRecord>({
   inputs: { ...REGISTRY, languageData: core('languageData.json'), languageGroups: core('languageGroups.json'), territoryInfo: core('territoryInfo.json'),
     enLanguages: en('languages.json'), enScripts: en('scripts.json'), aliases: core('aliases.json'), native: NATIVE_INPUT, countryCodes: COUNTRY_CODES },
   schema: schemaOf(languageProps),
-  search: { fields: ['subtag', 'tag', 'name', 'native_name', 'descriptions', 'iso639_codes'], boost: { subtag: 5, tag: 5, iso639_codes: 4, name: 3, native_name: 3, descriptions: 2 } },
+  search: {
+    fields: ['subtag', 'tag', 'name', 'native_name', 'descriptions', 'iso639_codes'], boost: { subtag: 5, tag: 5, iso639_codes: 4, name: 3, native_name: 3, descriptions: 2 },
+    names: [{ field: 'native_name' }, { field: 'iso639_codes' }],
+  },
   filters: [ci('type', 'Registry type: language, extlang, script, region, variant, grandfathered, redundant'),
     ci('scope', 'macrolanguage, collection, special or private-use'), ci('macrolanguage', 'Encompassing macrolanguage, e.g. zh'),
     ci('family', 'Nearest CLDR language group, e.g. gmw'), ci('families', 'Any CLDR language group above the language, e.g. gem for all Germanic languages'),

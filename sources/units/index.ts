@@ -251,6 +251,9 @@ export function normaliseUnits(raw: { ucum: unknown; cldr: unknown; english: unk
   return all;
 }
 
+/** A UCUM code in square brackets ("[gal_us]", "[mi_i]") without them; '' for other codes. */
+export const unbracketed = (id: string) => (/^\[[^\[\]]+\]$/.test(id) ? id.slice(1, -1) : '');
+
 export default defineSource<UnitRecord>({
   id: 'units',
   maxLimit: SMALL_DATASET_LIMIT, // small records: the whole dataset in one call (issue 13)
@@ -279,14 +282,15 @@ export default defineSource<UnitRecord>({
     english: { kind: 'npm-file', package: 'cldr-units-full', file: 'main/en/units.json', format: 'json' },
   },
   schema: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false },
-  search: { fields: ['id', 'name', 'symbol', 'synonyms', 'quantity'], boost: { id: 4, symbol: 3, name: 2, synonyms: 1.5 } },
+  search: { fields: ['id', 'name', 'symbol', 'synonyms', 'quantity'], boost: { id: 4, symbol: 3, name: 2, synonyms: 1.5 }, names: [{ field: 'symbol' }, { field: 'synonyms' }] },
   filters: [
     { param: 'quantity', field: 'quantity', description: 'Quantity name, e.g. length (UCUM) or duration (CLDR)', caseInsensitive: true },
     { param: 'source', field: 'source', description: 'UCUM or CLDR', caseInsensitive: true },
     { param: 'dimension', field: 'dimension', description: 'Canonical dimension key, e.g. m or m.s-1' },
   ],
-  // UCUM: case-insensitive code and name; CLDR: its spaced name, and its English names, plurals and symbols (mi, miles, mph, kWh).
-  // The pipeline drops aliases two units share.
-  aliases: (r) => [...new Set(r.source === 'UCUM' ? [r.ci_code ?? '', r.name] : [r.name, ...r.common_names])].filter((a) => a && a !== r.id),
+  // UCUM: case-insensitive code and name, and a bracketed code without its brackets (gal_us for [gal_us], as
+  // people write it in a path: issue 36, item 11); CLDR: its spaced name, and its English names, plurals and
+  // symbols (mi, miles, mph, kWh). The pipeline drops aliases two units share.
+  aliases: (r) => [...new Set(r.source === 'UCUM' ? [r.ci_code ?? '', r.name, unbracketed(r.id)] : [r.name, ...r.common_names])].filter((a) => a && a !== r.id),
   normalise: (raw) => normaliseUnits({ ucum: raw.ucum, cldr: raw.cldr, english: raw.english }),
 });

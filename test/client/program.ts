@@ -43,7 +43,28 @@ export async function run(baseUrl: string, key: string) {
   const missing = await apis.GET('/apis/elements/{id}', { params: { path: { id: 'unobtainium' } } });
   const code: string | undefined = missing.error?.error.code;
 
-  return { name, spdx, contract, total, next, status, text, nextVerse, abbreviation, references, code, missingStatus: missing.response.status };
+  // Word study (issue 38, item 11): panels, tokens, their morphology, and the layers, all typed.
+  const study = await v1.GET('/api/v1/study/{translation}/{book}/{chapter}/{verse}', {
+    params: { path: { translation: 'kjv', book: 'gen', chapter: '1', verse: '1' } },
+  });
+  if (!study.data) throw new Error(`study: ${study.error?.error.code}`);
+  const panel = study.data.source_panels[0];
+  const layer: string = panel.layer;
+  const token = panel.tokens[0];
+  const position: number = token.position;
+  const lemma: string | null = token.lemma;
+  const studyStatus: 'imported' | 'dataset-backed' | 'lexicon-aligned' | 'rule-aligned' | 'pending' | 'review-needed' = token.study_status;
+  const morphCode: string | undefined = token.morphology?.code;
+  const readableText: string | undefined = study.data.readable_text?.[0].text;
+  const layers = await v1.GET('/api/v1/source-texts');
+  const available: boolean[] = layers.data?.data.map((l) => l.available) ?? [];
+  const coverage = await v1.GET('/api/v1/source-coverage');
+  const wordTokens: number | undefined = coverage.data?.data.total.word_tokens;
+
+  return {
+    name, spdx, contract, total, next, status, text, nextVerse, abbreviation, references, code, missingStatus: missing.response.status,
+    layer, position, lemma, studyStatus, morphCode, readableText, available, wordTokens,
+  };
 }
 
 /** Never called: each line must fail to compile. */
@@ -59,5 +80,12 @@ export async function typeErrors(baseUrl: string) {
   await v1.GET('/api/v1/text/{translation}/{book}/{chapter}/{verse}', {});
   // @ts-expect-error a verse's text is a string
   const n: number | undefined = (await v1.GET('/api/v1/text/{translation}/{book}/{chapter}/{verse}', { params: { path: { translation: 'kjv', book: 'gen', chapter: '1', verse: '1' } } })).data?.data.text;
-  return [t, n];
+  const tok = (await v1.GET('/api/v1/morphology/{translation}/{book}/{chapter}/{verse}', { params: { path: { translation: 'kjv', book: 'gen', chapter: '1', verse: '1' } } })).data?.source_panels[0].tokens[0];
+  // @ts-expect-error a token's position is a number
+  const p: string | undefined = tok?.position;
+  // @ts-expect-error a token has no colour either
+  tok?.colour;
+  // @ts-expect-error a layer's verse_count is a number
+  const vc: string | undefined = (await v1.GET('/api/v1/source-texts')).data?.data[0].verse_count;
+  return [t, n, p, vc];
 }

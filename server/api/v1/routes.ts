@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { SchemaObject } from 'ajv';
 import { OPENAPI_V1 } from '../../../pipeline/paths.ts';
 import { TRANSLATION_SLUGS, UNAVAILABLE } from '../../../sources/scripture/catalogue.ts';
+import { TRANSLATIONS } from '../../../sources/scripture/index.ts';
 import { datasetId, type TranslationSummary } from '../../../sources/scripture/dataset.ts';
 import type { Handler, Reply } from '../handlers.ts';
 import { LIMIT, OFFSET, Q, type ParamSpec } from '../../http/query.ts';
@@ -15,14 +16,15 @@ import { OPENAPI_DOC_SCHEMA, type Route } from '../routes.ts';
 import type { Caller } from '../../state/accounts.ts';
 import { keyStatus } from './key-status.ts';
 import {
-  MAX_RANGE_VERSES, V1, chapterLinks, findBook, findChapter, translation, verseItem, verseItems, verseOrdinal, verseRecord, type Translation,
+  MAX_RANGE_VERSES, V1, chapterLinks, findBook, findChapter, translation, verseItem, verseItems, verseItemsAt, verseOrdinal, verseRecord, type Translation,
 } from './text.ts';
 import { REF_EXAMPLES, requestedRange } from './references.ts';
 import { phraseFirst, phraseWindow, searchMeta } from '../../search/search-bounds.ts';
-import { BOOKS_REPLY, BOOK_REPLY, CHAPTER_REPLY, KEY_REPLY, RANGE_REPLY, SEARCH_REPLY, SOURCE_COVERAGE_REPLY, SOURCE_TEXTS_REPLY, TRANSLATIONS_REPLY, VERSE_REPLY } from './schemas.ts';
+import { BOOKS_REPLY, BOOK_REPLY, CHAPTER_REPLY, KEY_REPLY, RANGE_REPLY, SEARCH_REPLY, TRANSLATIONS_REPLY, VERSE_REPLY } from './schemas.ts';
+import { SOURCE_COVERAGE_REPLY, SOURCE_TEXTS_REPLY, STUDY_RESPONSE } from './study-schemas.ts';
 import type { BookSummary } from '../../../sources/scripture/dataset.ts';
 import { STUDY_DATASET, type StudySummary } from '../../../sources/scripture/study/dataset.ts';
-import { FILTER_PARAMS, MAX_STUDY_VERSES, STUDY_RESPONSE, absentRoleNote, rangeStudy, readable, sourceCoverage, sourceTexts, studyInfo, verseStudy, type StudyVerse } from './study.ts';
+import { FILTER_PARAMS, MAX_STUDY_VERSES, absentRoleNote, rangeStudy, readable, sourceCoverage, sourceTexts, studyInfo, verseStudy, type StudyVerse } from './study.ts';
 
 const DATA_POLICY = {
   readable_text: 'Only public-domain translations are served as readable text.',
@@ -89,7 +91,7 @@ function translationItem(ctx: Parameters<Handler>[0], slug: string) {
   const info = ctx.release.datasets.get(datasetId(slug));
   if (!info) {
     const reason = UNAVAILABLE[slug]?.reason ?? ctx.release.absent[datasetId(slug)] ?? 'not in the live release';
-    return { slug, name: UNAVAILABLE[slug]?.name ?? slug, available: false, reason };
+    return { slug, name: UNAVAILABLE[slug]?.name ?? TRANSLATIONS.find((t) => t.slug === slug)?.name ?? slug, available: false, reason };
   }
   const s = info.summary as TranslationSummary;
   const groups: Record<string, { books: number; verses: number }> = {};
@@ -169,9 +171,9 @@ const studyRoute = (ns: 'study' | 'morphology', what: string): Route[] => {
     return studyReply(ctx, `${ns}.range`, study, b, verses, { range: { from: verses[0].reference, to: verses[verses.length - 1].reference, verses: verses.length } });
   };
   return [
-    { ...base, dataset: STUDY_DATASET, cache: false, policy: 'changing', path: `${V1}/${ns}/{translation}/range`, operationId: `${ns}Range`,
+    { ...base, dataset: STUDY_DATASET, cache: false, policy: 'changing', cost: 'range', path: `${V1}/${ns}/{translation}/range`, operationId: `${ns}Range`,
       summary: `${what} for a verse range (at most ${MAX_STUDY_VERSES} verses)`, pathParams: [T], query: [REF('from'), REF('to'), WRITTEN(false), ...FILTER_PARAMS], response: withBooks(STUDY_RESPONSE), handler },
-    { ...base, dataset: STUDY_DATASET, cache: false, policy: 'changing', path: `${V1}/${ns}/{translation}`, operationId: `${ns}Reference`,
+    { ...base, dataset: STUDY_DATASET, cache: false, policy: 'changing', cost: 'range', path: `${V1}/${ns}/{translation}`, operationId: `${ns}Reference`,
       summary: `${what} for a written reference (ref=John 3:16-18; at most ${MAX_STUDY_VERSES} verses)`, pathParams: [T], query: [WRITTEN(true), ...FILTER_PARAMS], response: withBooks(STUDY_RESPONSE), handler },
     { ...base, dataset: STUDY_DATASET, cache: false, policy: 'changing', path: `${V1}/${ns}/{translation}/{book}/{chapter}/{verse}`, operationId: `${ns}Verse`,
       summary: `${what} for one verse`, pathParams: [T, B, C, V], query: FILTER_PARAMS, response: STUDY_RESPONSE,
@@ -186,11 +188,11 @@ const studyMeta = (ctx: Parameters<Handler>[0], endpoint: string) => {
   return { api_version: 'v1', endpoint, data_policy: DATA_POLICY, namespaces: NAMESPACES, data_release: info.data_release, sources: info.provenance };
 };
 const textRoutes = (prefix: string, ns: string, summary: string): Route[] => [
-  { ...base, path: `${prefix}/range`, operationId: `${ns}Range`, summary: `${summary}: verse range (at most ${MAX_RANGE_VERSES} verses)`, pathParams: [T], query: [REF('from'), REF('to'), WRITTEN(false)], response: withBooks(RANGE_REPLY), handler: range(`${ns}.range`) },
+  { ...base, cost: 'range', path: `${prefix}/range`, operationId: `${ns}Range`, summary: `${summary}: verse range (at most ${MAX_RANGE_VERSES} verses)`, pathParams: [T], query: [REF('from'), REF('to'), WRITTEN(false)], response: withBooks(RANGE_REPLY), handler: range(`${ns}.range`) },
   // /text/{translation}?ref=…, the range under a written reference; not for the alias
   // prefix, where /api/v1/{translation} would shadow mistyped v1 paths.
-  ...(ns === 'text' ? [{ ...base, path: prefix, operationId: `${ns}Reference`, summary: `${summary}: a written reference (ref=John 3:16-18; at most ${MAX_RANGE_VERSES} verses)`, pathParams: [T], query: [WRITTEN(true)], response: withBooks(RANGE_REPLY), handler: range(`${ns}.reference`) }] : []),
-  { ...base, path: `${prefix}/{book}`, operationId: `${ns}Book`, summary: `${summary}: whole book, by chapter`, pathParams: [T, B], query: [], response: BOOK_REPLY, handler: wholeBook(`${ns}.book`) },
+  ...(ns === 'text' ? [{ ...base, cost: 'range' as const, path: prefix, operationId: `${ns}Reference`, summary: `${summary}: a written reference (ref=John 3:16-18; at most ${MAX_RANGE_VERSES} verses)`, pathParams: [T], query: [WRITTEN(true)], response: withBooks(RANGE_REPLY), handler: range(`${ns}.reference`) }] : []),
+  { ...base, cost: 'range', path: `${prefix}/{book}`, operationId: `${ns}Book`, summary: `${summary}: whole book, by chapter`, pathParams: [T, B], query: [], response: BOOK_REPLY, handler: wholeBook(`${ns}.book`) },
   { ...base, path: `${prefix}/{book}/{chapter}`, operationId: `${ns}Chapter`, summary: `${summary}: one chapter`, pathParams: [T, B, C], query: [], response: CHAPTER_REPLY, handler: chapter(`${ns}.chapter`) },
   { ...base, path: `${prefix}/{book}/{chapter}/{verse}`, operationId: `${ns}Verse`, summary: `${summary}: one verse`, pathParams: [T, B, C, V], query: [], response: VERSE_REPLY, handler: verse(`${ns}.verse`) },
 ];
@@ -218,7 +220,7 @@ export const V1_ROUTES: Route[] = [
     },
   },
   {
-    ...base, path: `${V1}/search`, operationId: 'v1Search', summary: 'Ranked full-text search of one translation', pathParams: [], query: [TRANSLATION_PARAM, Q, LIMIT, OFFSET], response: SEARCH_REPLY,
+    ...base, cost: 'search', path: `${V1}/search`, operationId: 'v1Search', summary: 'Ranked full-text search of one translation', pathParams: [], query: [TRANSLATION_PARAM, Q, LIMIT, OFFSET], response: SEARCH_REPLY,
     handler: async (ctx) => {
       const t = translation(ctx, String(ctx.query.translation));
       const { limit, offset } = ctx.query as { limit: number; offset: number };
@@ -226,9 +228,9 @@ export const V1_ROUTES: Route[] = [
       // Phrase matches first (In the beginning → Gen 1:1), among a bounded window of hits
       // (their texts read first: phraseFirst itself reads nothing).
       const window = phraseWindow(found.ordinals, String(ctx.query.q));
-      const texts = new Map((await Promise.all(window.map((o) => verseRecord(ctx, t, o)))).map((r, i) => [window[i], r.text]));
+      const texts = new Map((await ctx.release.records(t.ds, window)).map((l, i) => [window[i], (JSON.parse(l.toString('utf8')) as { text: string }).text]));
       const hits = phraseFirst(found.ordinals, (o) => texts.get(o)!, String(ctx.query.q));
-      const data = await Promise.all(hits.slice(offset, offset + limit).map((o) => verseItem(ctx, t, o)));
+      const data = await verseItemsAt(ctx, t, hits.slice(offset, offset + limit));
       const next = offset + limit < hits.length
         ? `${V1}/search?${new URLSearchParams({ translation: t.slug, q: String(ctx.query.q), limit: String(limit), offset: String(offset + limit) })}`
         : null;

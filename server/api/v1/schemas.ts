@@ -59,9 +59,6 @@ export const SEARCH_REPLY = v1Envelope({ type: 'array', items: VERSE_SCHEMA }, {
   translation: true, metaRequired: ['q', 'total', 'limit', 'offset', 'next', 'order'],
   meta: { q: str, total: int, limit: int, offset: int, next: link, ...SEARCH_FLAGS },
 });
-/** /source-texts (an array of layers) and /source-coverage (per layer and total). */
-export const SOURCE_TEXTS_REPLY = v1Envelope({ type: 'array', items: { type: 'object', required: ['id', 'available'] } });
-export const SOURCE_COVERAGE_REPLY = v1Envelope({ type: 'object' });
 const PLAN_TABLE = (Object.keys(PLANS) as PlanName[]).map((n) => {
   const p = PLANS[n];
   return `| ${n} | ${p.subscribable ? `${p.price.amount} ${p.price.currency}/month` : 'not sold (exception limits only)'} | ${p.monthly} | ${p.burst} |`;

@@ -195,7 +195,7 @@ export function panelsJson(record: StudyRecord, translation: string, reference: 
     });
     const head = {
       layer: layer.id, name: layer.name, language: layer.language, generated: layer.generated, reference, study_key: record.id,
-      source_text: { id: layer.id, name: layer.name, source_role: layer.role, kind: layer.kind, language: layer.language, version: layer.version },
+      source_text: { id: layer.id, name: layer.name, source_role: layer.role, kind: layer.kind, language: layer.language, version: layer.version, ...(layer.note ? { note: layer.note } : {}) },
       source_reference: p.refs.join(','), source_references: p.refs,
       ...versification(p, reference, record.id, translation),
       licence: layer.provenance.map((x) => x.licence),
@@ -220,7 +220,7 @@ export function panelsOf(record: StudyRecord, translation: string, reference: st
     }).filter((t) => keep(t, f));
     out.push({
       layer: layer.id, name: layer.name, language: layer.language, generated: layer.generated, reference, study_key: record.id,
-      source_text: { id: layer.id, name: layer.name, source_role: layer.role, kind: layer.kind, language: layer.language, version: layer.version },
+      source_text: { id: layer.id, name: layer.name, source_role: layer.role, kind: layer.kind, language: layer.language, version: layer.version, ...(layer.note ? { note: layer.note } : {}) },
       source_reference: p.refs.join(','), source_references: p.refs,
       ...versification(p, reference, record.id, translation),
       // Attribution once per response (meta.sources), not once per panel of a 100-verse range.

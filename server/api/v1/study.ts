@@ -5,7 +5,6 @@
  * plus the review overlay (server/state/reviews.ts), which applies at once.
  */
 import { createHash } from 'node:crypto';
-import type { SchemaObject } from 'ajv';
 import { STUDY_DATASET, type StudyRecord, type StudySummary } from '../../../sources/scripture/study/dataset.ts';
 import { SOURCE_ROLES } from '../../../sources/scripture/study/layer.ts';
 import { STATUSES } from '../../../sources/scripture/study/tokens.ts';
@@ -17,7 +16,7 @@ import { Lru } from '../../release/lru.ts';
 import { SEARCH_SLICE_MS } from '../../search/search-bounds.ts';
 import { slicer } from '../../search/turns.ts';
 import type { ReviewView } from '../../state/reviews.ts';
-import { v1Envelope } from './schemas.ts';
+import { REVIEW_VALUES } from './study-schemas.ts';
 import { layerTable, panelsJson, type StudyFilters } from './study-tokens.ts';
 import { findBook, verseItems, verseOrdinal, verseRecord, type Translation } from './text.ts';
 import { requestedRange } from './references.ts';
@@ -25,7 +24,6 @@ import { requestedRange } from './references.ts';
 /** Longest study or morphology range (the spec: at most 100 verses). */
 export const MAX_STUDY_VERSES = 100;
 
-const REVIEW_VALUES = ['needs-review', 'unreviewed', 'verified', 'rejected'];
 const param = (name: string, description: string, values: readonly string[]): ParamSpec => ({
   name, description: `${description} One of: ${values.join(', ')}.`, schema: { type: 'string', minLength: 1, maxLength: 60 },
 });
@@ -196,6 +194,7 @@ export function sourceTexts(summary: StudySummary) {
     ...summary.layers.map((l) => ({
       id: l.id, name: l.name, available: true, language: l.language, source_text: { source_role: l.role }, kind: l.kind, version: l.version,
       generated: l.generated, canon_groups: l.canon, verse_count: l.counts.verses, token_count: l.counts.tokens, versification: l.versification,
+      ...(l.note ? { note: l.note } : {}),
       licence: l.provenance.map((p) => p.licence), attribution: l.provenance.map((p) => p.attribution).join(' '), sources: l.provenance,
     })),
     ...summary.absent.map((a) => ({
@@ -225,7 +224,7 @@ export function sourceCoverage(reviews: ReviewView, summary: StudySummary) {
     total.verified += rv.verified;
     const queued = l.counts.token_statuses['review-needed'];
     return {
-      id: l.id, name: l.name, language: l.language, source_role: l.role, generated: l.generated,
+      id: l.id, name: l.name, language: l.language, source_role: l.role, generated: l.generated, ...(l.note ? { note: l.note } : {}),
       canon_coverage: l.counts.canon_coverage, verses: l.counts.verses, word_tokens: l.counts.tokens, token_statuses: statuses,
       confidence: l.counts.confidence,
       // Where the layer's verses are shown (issue 25): under their own number, under another
@@ -249,26 +248,3 @@ const pct = (n: number, of: number) => (of ? Math.round((n / of) * 1e6) / 1e4 : 
 /** Phase 5 is the review phase: not started, under way (queue open), or complete (nothing queued, something reviewed). */
 const phase5 = (reviewed: number, queued: number) => (reviewed === 0 ? (queued ? 'not-started' : 'no-review-needed') : queued > reviewed ? 'in-progress' : 'reviewed');
 
-const STUDY_ENVELOPE = v1Envelope({
-  type: 'object', required: ['references', 'panels'],
-  properties: { references: { type: 'array', items: { type: 'string' } }, panels: { type: 'integer', minimum: 0 } },
-}, {
-  meta: {
-    filters: { type: 'object', description: 'The filters as applied (null where not given)' },
-    study_release: { type: 'string' },
-    range: { type: 'object', required: ['from', 'to', 'verses'], properties: { from: { type: 'string' }, to: { type: 'string' }, verses: { type: 'integer' } } },
-  },
-  metaRequired: ['filters', 'data_release', 'study_release', 'sources'],
-});
-/** Study adds `translation`, `book` and `readable_text`; morphology has panels only. */
-export const STUDY_RESPONSE: SchemaObject = {
-  ...STUDY_ENVELOPE,
-  required: [...STUDY_ENVELOPE.required, 'source_panels'],
-  properties: {
-    ...STUDY_ENVELOPE.properties,
-    translation: { type: 'object', required: ['slug', 'abbreviation'], properties: { slug: { type: 'string' }, abbreviation: { type: 'string' } } },
-    book: { type: 'object', required: ['slug', 'name'], properties: { slug: { type: 'string' }, name: { type: 'string' } } },
-    readable_text: { type: 'array', items: { type: 'object' } },
-    source_panels: { type: 'array', items: { type: 'object', required: ['layer', 'tokens'] } },
-  },
-};

@@ -108,7 +108,7 @@ export const versePath = (t: Translation, r: { book: string; chapter: number; ve
 export async function verseItems(ctx: Ctx, t: Translation, from: number, to: number) {
   const lo = Math.max(0, from - 1);
   const hi = Math.min(t.summary.verses - 1, to + 1);
-  const records = await Promise.all(Array.from({ length: hi - lo + 1 }, (_, i) => verseRecord(ctx, t, lo + i)));
+  const records = (await ctx.release.records(t.ds, Array.from({ length: hi - lo + 1 }, (_, i) => lo + i))).map((l) => JSON.parse(l.toString('utf8')) as VerseRecord);
   const at = (o: number) => (o >= lo && o <= hi ? records[o - lo] : undefined);
   const link = (o: number) => {
     const r = at(o);
@@ -123,6 +123,25 @@ export async function verseItems(ctx: Ctx, t: Translation, from: number, to: num
 
 /** One verse as verseItems gives it. */
 export const verseItem = async (ctx: Ctx, t: Translation, ord: number) => (await verseItems(ctx, t, ord, ord))[0];
+
+/**
+ * Verses anywhere (a search page), each as verseItem gives it, their records and their
+ * neighbours' read in one go (Release.records: one read per pack where reads cost, not
+ * three per verse).
+ */
+export async function verseItemsAt(ctx: Ctx, t: Translation, ords: number[]) {
+  const need = [...new Set(ords.flatMap((o) => [o - 1, o, o + 1]).filter((o) => o >= 0 && o < t.summary.verses))].sort((a, b) => a - b);
+  const lines = await ctx.release.records(t.ds, need);
+  const rec = new Map(need.map((o, i) => [o, JSON.parse(lines[i].toString('utf8')) as VerseRecord]));
+  const link = (o: number) => {
+    const r = rec.get(o);
+    return r ? versePath(t, r) : null;
+  };
+  return ords.map((ord) => {
+    const { id, ...rest } = rec.get(ord)!;
+    return { reference: id, ...rest, links: { self: link(ord), previous: link(ord - 1), next: link(ord + 1) } };
+  });
+}
 
 /** Links to the chapters before and after, across book boundaries, in canon order. */
 export function chapterLinks(t: Translation, b: BookSummary, chapter: number) {

@@ -15,6 +15,7 @@ import { ABSENT_LAYERS, type LayerMeta, type LayerVerse, type ReadContext, type 
 import { LEXICON_INPUTS, LEXICON_PROVENANCE, Lexicon } from './lexicon.ts';
 import { WHITAKER_PROVENANCE } from './latin.ts';
 import { oshbLayer } from './oshb.ts';
+import { septuagintLayer } from './septuagint.ts';
 import { peshittaLayer, vulgateLayer } from './sword-layers.ts';
 import { STATUSES, type StoredPanel, type TokenTuple } from './tokens.ts';
 import { HebrewMap, key, studyKeys, type Ref } from './versification.ts';
@@ -23,7 +24,7 @@ import { KJV_CHECK_INPUTS, checkLayers, kjvCheckText, tokenUnits } from './place
 
 export const STUDY_DATASET = 'bible-study';
 /** Source layers first (OSHB before the Greek, whose tokens the alignment needs), generated last. */
-export const STUDY_LAYERS: StudyLayer[] = [oshbLayer, sblgntLayer, byzantineLayer, vulgateLayer, peshittaLayer, ...ENGLISH_LAYERS];
+export const STUDY_LAYERS: StudyLayer[] = [oshbLayer, sblgntLayer, byzantineLayer, septuagintLayer, vulgateLayer, peshittaLayer, ...ENGLISH_LAYERS];
 
 export interface StudyRecord {
   id: string;
@@ -143,8 +144,8 @@ export function studyDataset(layers: StudyLayer[] = STUDY_LAYERS): DatasetSource
         for (const v of verses) {
           const m = layer.layers.find((x) => x.id === v.layer)!;
           if (!m.generated) internTokens(v.tokens, intern);
-          const keys = studyKeys(m.numbering ?? m.versification, v.ref, hebrew);
-          if (kjvText) placed.get(m.id)!.push({ ref: key(v.ref), keys, units: tokenUnits(v.tokens, m.language) });
+          const keys = studyKeys(m.numbering ?? m.versification, v.ref, hebrew, v.label);
+          if (kjvText) placed.get(m.id)!.push({ ref: v.label ?? key(v.ref), keys, units: tokenUnits(v.tokens, m.language) });
           add(records, ctx, lexicon, m, v, keys, counts.get(m.id)!);
         }
         // Every placement checked by content (issue 36), the layers of one module together.
@@ -207,7 +208,7 @@ const parseRef = (osis: string): Ref => {
 };
 
 function add(records: Map<string, StudyRecord>, ctx: ReadContext, lexicon: Lexicon, m: LayerMeta, v: LayerVerse, keys: string[], count: LayerCount) {
-  const ref = key(v.ref);
+  const ref = v.label ?? key(v.ref);
   count.verses++;
   const placed = count.placement;
   if (!keys.length && m.versification === 'Vulg') { keys = [`vulg:${ref}`]; placed.vulgate_numbering_only++; }

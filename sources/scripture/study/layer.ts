@@ -24,11 +24,15 @@ export interface LayerMeta {
   versification: string;
   /** The numbering table that places its verses under KJV study keys (versification/numbering.ts), when not `versification` itself. */
   numbering?: string;
+  /** What a reader must know about the layer's tokens that its kind does not say (the Septuagint: lemmas only, and why). */
+  note?: string;
 }
 
 export interface LayerVerse {
   layer: string;
   ref: Ref;
+  /** The layer's own reference when its numbers alone cannot say it (the Septuagint's `1kgs.2.35a`, `jer.7.27-28`); else `ref`'s. */
+  label?: string;
   tokens: (TokenTuple | string)[];
   /** Glosses the tokens refer to by key (Latin: `la:<dictionary line>` → Whitaker's meaning), merged into the record's. */
   glosses?: Record<string, string>;
@@ -52,12 +56,12 @@ export interface ReadContext {
 export interface AbsentLayer { id: string; name: string; language: string; role: SourceRole; kind: string; canon: string[]; reason: string }
 
 export const ABSENT_LAYERS: AbsentLayer[] = [
-  { id: 'septuagint', name: 'Greek Septuagint', language: 'grc', role: 'Greek Tradition', kind: 'Greek Septuagint', canon: ['old', 'apocrypha'],
-    reason: 'No freely licensed Septuagint with morphology is reachable: the CATSS/CCAT LXX morphology forbids redistribution, and no public-domain Greek LXX text is mirrored.' },
   { id: 'targums', name: 'Aramaic targums', language: 'arc', role: 'Aramaic/Syriac Tradition', kind: 'Aramaic targums', canon: ['old'],
-    reason: 'The only complete digital targums (CAL, Hebrew Union College) are licensed for non-commercial use only and are not reachable from this platform.' },
+    reason: 'No freely licensed copy exists: the only complete digital targums (CAL, Hebrew Union College) are licensed for non-commercial use only, '
+      + 'which a service sold on paid plans cannot serve.' },
   { id: 'peshitta-ot', name: 'Syriac Peshitta Old Testament', language: 'syc', role: 'Aramaic/Syriac Tradition', kind: 'Syriac Old Testament', canon: ['old', 'apocrypha'],
-    reason: 'Only non-commercial editions of the Peshitta Old Testament exist (Leiden/ETCBC); the CrossWire Peshitta module holds the New Testament only.' },
+    reason: 'No freely licensed copy exists: the only digital Peshitta Old Testament (Leiden/ETCBC) is CC BY-NC, non-commercial, which a service '
+      + 'sold on paid plans cannot serve; the CrossWire Peshitta module (served) holds the New Testament only.' },
   { id: 'editorial-notes', name: 'Editorial alignment notes (English)', language: 'en', role: 'Generated Alignment', kind: 'editorial alignment notes', canon: ['old', 'new', 'apocrypha'],
     reason: 'No freely licensed editorial notes for Hebrew/Aramaic, Greek, Latin, Syriac or targum alignment were found; this project does not write its own.' },
 ];

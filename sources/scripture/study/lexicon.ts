@@ -31,6 +31,10 @@ export function parseDictionary(js: string, file: string): Dictionary {
   return d;
 }
 
+/** NFC without an iota subscript and without the breathing Strong's puts on a double rho. */
+const spelling = (s: string) => s.normalize('NFD').replace(/\u0345/g, '').replace(/ρ[\u0313\u0314]/g, 'ρ').normalize('NFC');
+const withoutAccents = (s: string) => s.normalize('NFD').replace(/[\u0300\u0301\u0342]/g, '').normalize('NFC');
+
 export class Lexicon {
   private readonly greekByLemma = new Map<string, string[]>();
   /** Glosses by number: a record asks once per number it carries (1.1 million asks), and each would be a new string. */
@@ -68,5 +72,31 @@ export class Lexicon {
   lemma(strong: string | null): string | null { return (strong && this.dict[strong]?.lemma) || null; }
   /** Strong's numbers whose Greek lemma is spelled exactly so (NFC). */
   greekLemma(lemma: string): string[] { return this.greekByLemma.get(lemma.normalize('NFC')) ?? []; }
+  private spellings?: [Map<string, string[]>, Map<string, string[]>];
+  /**
+   * Strong's numbers for a Greek lemma spelled exactly so, else spelled so but for the
+   * dictionary's own conventions: its 1890 orthography writes ῤῥ for ρρ (βοῤῥᾶς for
+   * βορρᾶς) and sometimes drops an iota subscript (ζῶον for ζῷον), and it accents
+   * enclitics (μοῦ, μοί, τέ) that a lemma list leaves unaccented. Only lemmas without
+   * accents are compared without accents, so ὅρος never meets ὄρος; breathings and
+   * capitals always count (Λίβανος, the mountain, is not λίβανος, frankincense).
+   */
+  greekLemmaVariant(lemma: string): string[] {
+    const exact = this.greekLemma(lemma);
+    if (exact.length) return exact;
+    if (!this.spellings) {
+      const bySpelling = new Map<string, string[]>(), unaccented = new Map<string, string[]>();
+      for (const [l, nums] of this.greekByLemma) {
+        for (const [m, k] of [[bySpelling, spelling(l)], [unaccented, withoutAccents(spelling(l))]] as const) {
+          (m.get(k) ?? m.set(k, []).get(k)!).push(...nums);
+        }
+      }
+      this.spellings = [bySpelling, unaccented];
+    }
+    const s = spelling(lemma.normalize('NFC'));
+    const hits = this.spellings[0].get(s);
+    if (hits) return hits;
+    return s === withoutAccents(s) ? this.spellings[1].get(s) ?? [] : [];
+  }
   get size() { return Object.keys(this.dict).length; }
 }

@@ -54,7 +54,7 @@ export function tokenUnits(tokens: (TokenTuple | string)[], language: string): s
   for (const t of tokens) {
     const lemma = typeof t === 'string' ? null : t[2];
     // OSHB lemmas are "c/b/7225": the number after the prefixes is the word.
-    const u = typeof t !== 'string' && t[3] ? t[3] : lemma ? (lemma.includes('/') ? lemma.split('/').at(-1)! : headword(lemma)) : plain(surface(t));
+    const u = typeof t !== 'string' && t[3] ? t[3] : lemma ? (lemma.includes('/') ? lemma.split('/').at(-1)! : headword(lemma)) : plain(surface(t) ?? '');
     if (u) out.push(u);
   }
   return out;

@@ -24,17 +24,18 @@ export const GENERATED: ReadonlySet<StudyStatus> = new Set(['rule-aligned', 'rev
 
 /**
  * [position, surface, lemma, strong, morph code, status index, confidence index, extra?].
- * `position` is 1-based in the layer's verse; `morph` is the source's own code
+ * `position` is 1-based in the layer's verse; `surface` is null where the source has only
+ * lemmas (the Septuagint: its inflected text is not freely licensed); `morph` is the source's own code
  * (MorphGNT: "<pos> <parse>"). The language is the layer's; the gloss sits once per
  * record in `glosses` (a verse's Hebrew word and its three English alignments share it).
  * `extra` (omitted when empty): OSHB qere, byztxt second numbers and alternative
  * parsings; for English words the linked source tokens, as indexes into the record's
  * Original Language tokens in panel order (expanded to token ids by the server).
  */
-export type TokenTuple = [number, string, string | null, string | null, string | null, number, number, (Record<string, unknown> | number[])?];
+export type TokenTuple = [number, string | null, string | null, string | null, string | null, number, number, (Record<string, unknown> | number[])?];
 
 export function tuple(
-  position: number, text: string, lemma: string | null, strong: string | null, morph: string | null,
+  position: number, text: string | null, lemma: string | null, strong: string | null, morph: string | null,
   status: StudyStatus, confidence: Confidence, extra?: Record<string, unknown> | number[] | null,
 ): TokenTuple {
   // One literal of the final length: pushing `extra` onto a 7-element array would grow its

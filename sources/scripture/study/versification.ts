@@ -85,12 +85,12 @@ export class HebrewMap {
 
 const KJV_BOOKS = new Set(versification('KJV').books.map((b) => b.osis.toLowerCase()));
 
-/** Study keys for a verse in a given numbering system (the translation's or a layer's). */
-export function studyKeys(system: string, r: Ref, hebrew: HebrewMap): string[] {
+/** Study keys for a verse in a given numbering system (the translation's or a layer's); `own`, the layer's reference when its numbers cannot say it (`1kgs.2.35a`). */
+export function studyKeys(system: string, r: Ref, hebrew: HebrewMap, own = key(r)): string[] {
   if (system === 'WLC') return hebrew.toKjv(r);
   // The Vulgate's own table (maps/vulgate.json), Psalms included; books the KJV lacks keep their numbers.
   if (system === 'Vulg') return KJV_BOOKS.has(r.book.toLowerCase()) ? kjvKeys('vulgate', key(r)) : [key(r)];
   // A layer or translation with a numbering table (SBLGNT, the Byzantine text, the Peshitta, an English alignment's translation).
-  if (hasTable(system)) return kjvKeys(system, key(r));
+  if (hasTable(system)) return kjvKeys(system, own);
   return [key(r)];
 }

@@ -15,26 +15,41 @@ import GENEVA from './maps/geneva.json' with { type: 'json' };
 import GREEK from './maps/greek-layers.json' with { type: 'json' };
 import OEB from './maps/oeb.json' with { type: 'json' };
 import PESHITTA from './maps/peshitta.json' with { type: 'json' };
+import RV from './maps/rv.json' with { type: 'json' };
+import SEPTUAGINT from './maps/septuagint.json' with { type: 'json' };
 import VULGATE from './maps/vulgate.json' with { type: 'json' };
 import WEB from './maps/web.json' with { type: 'json' };
 import WEBC from './maps/web-catholic.json' with { type: 'json' };
 import WEBSTER from './maps/webster.json' with { type: 'json' };
 import YLT from './maps/ylt.json' with { type: 'json' };
 
-export interface NumberingTable { verses: Record<string, string[]>; unplaced: string[]; vulgate?: Record<string, string[]> }
+/**
+ * `via`: the table numbers its verses in another table's numbering, which then places them
+ * (the Septuagint layer's Rahlfs references → Brenton's numbering → the KJV's); `refined`:
+ * verses placed under KJV keys directly, where the content check found the other table's
+ * placement wrong (pipeline/septuagint-check.ts); `own_number`: verses the other table
+ * leaves unplaced that keep their own number (a KJV verse has it).
+ */
+export interface NumberingTable {
+  verses: Record<string, string[]>; unplaced: string[]; vulgate?: Record<string, string[]>;
+  via?: string; refined?: Record<string, string[]>; own_number?: string[];
+}
 
 const TABLES: Record<string, NumberingTable> = {
-  asv: ASV, darby: DARBY, 'douay-rheims': DRC, geneva: GENEVA, oeb: OEB, web: WEB, 'web-catholic': WEBC, webster: WEBSTER, ylt: YLT,
-  // The Septuagint's numbering, made from Brenton's English: Brenton's, and any later layer in LXX numbering.
+  asv: ASV, darby: DARBY, 'douay-rheims': DRC, geneva: GENEVA, oeb: OEB, rv: RV, web: WEB, 'web-catholic': WEBC, webster: WEBSTER, ylt: YLT,
+  // The Septuagint's numbering, made from Brenton's English: Brenton's, and any layer in LXX numbering.
   lxx: LXX, brenton: LXX,
   // Study layers: the Greek ones from the published differences, the others made from their own text.
   sblgnt: { verses: GREEK.sblgnt, unplaced: [] },
   'byzantine-rp2018': { verses: GREEK['byzantine-rp2018'], unplaced: [] },
   vulgate: VULGATE, peshitta: PESHITTA,
+  // The Septuagint layer's Rahlfs numbering, through the LXX numbering above (maps/septuagint.json, `via: lxx`).
+  septuagint: SEPTUAGINT,
 };
 /** Tables of study layers (and the LXX alias), not of a translation: not in the offline database's translation rows. */
-const LAYER_TABLES = new Set(['sblgnt', 'byzantine-rp2018', 'vulgate', 'peshitta', 'lxx']);
+const LAYER_TABLES = new Set(['sblgnt', 'byzantine-rp2018', 'vulgate', 'peshitta', 'lxx', 'septuagint']);
 const unplacedSets = new Map<string, Set<string>>();
+const ownNumberSets = new Map<string, Set<string>>();
 
 /** True when the translation (or layer) has a numbering table; the KJV and the layers without one number as the KJV. */
 export const hasTable = (name: string) => Object.hasOwn(TABLES, name);
@@ -43,10 +58,20 @@ export const hasTable = (name: string) => Object.hasOwn(TABLES, name);
 export function kjvKeys(name: string, ref: string): string[] {
   const t = TABLES[name];
   if (!t) return [ref];
-  if (Object.hasOwn(t.verses, ref)) return t.verses[ref];
-  let unplaced = unplacedSets.get(name);
-  if (!unplaced) unplacedSets.set(name, (unplaced = new Set(t.unplaced)));
-  return unplaced.has(ref) ? [] : [ref];
+  if (t.refined && Object.hasOwn(t.refined, ref)) return t.refined[ref];
+  if (t.own_number) {
+    let kept = ownNumberSets.get(name);
+    if (!kept) ownNumberSets.set(name, (kept = new Set(t.own_number)));
+    if (kept.has(ref)) return [ref];
+  }
+  let own: string[];
+  if (Object.hasOwn(t.verses, ref)) own = t.verses[ref];
+  else {
+    let unplaced = unplacedSets.get(name);
+    if (!unplaced) unplacedSets.set(name, (unplaced = new Set(t.unplaced)));
+    own = unplaced.has(ref) ? [] : [ref];
+  }
+  return t.via ? [...new Set(own.flatMap((r) => kjvKeys(t.via!, r)))] : own;
 }
 
 /**

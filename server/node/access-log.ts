@@ -1,0 +1,164 @@
+/**
+ * The access log and request ids of the Node server (issue 38, item 6).
+ *
+ * One JSON line per request, on stdout (where a supervisor or container runtime collects
+ * it): `time`, `id` (the request id, also sent back as `X-Request-Id` and put in every error
+ * log line about the request), `method`, `path` and `query` (any `key=` value and anything
+ * shaped like a key, `alm_…`, replaced by `REDACTED`: a credential never reaches the log),
+ * `status`, `bytes` (of the body), `ms` (from the request's headers to its last byte handed
+ * to the kernel), `key` (the key id, never the key), `lane` (its cost class), `ip`, and
+ * `aborted` when the client left first (status 499: the client closed the request).
+ *
+ * ALMANAC_ACCESS_LOG: `on` (the default), `off`, or a fraction from 0 to 1 that samples the
+ * lines (every 5xx is logged whatever the fraction).
+ *
+ * Cheap per request: the lines of one event-loop turn are written together with one
+ * write(2) on the thread pool, and never block the loop. A reader too slow to keep up
+ * (a stdout pipe nobody drains) does not stall serving: beyond 1 MiB waiting, lines are
+ * dropped and counted, and the count is logged once the writes go through again.
+ */
+import { randomBytes } from 'node:crypto';
+import { write } from 'node:fs';
+
+export interface AccessLogOptions {
+  /** 1: every request; 0.1: one in ten (and every 5xx); 0: off. */
+  sample: number;
+  /** Where lines go (default: stdout's descriptor). */
+  fd?: number;
+  /** Instead of a descriptor (tests): receives each batch of lines. */
+  sink?: (text: string) => void;
+}
+
+/** ALMANAC_ACCESS_LOG, checked: on, off, or a sampling fraction. */
+export function accessLogSample(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = (env.ALMANAC_ACCESS_LOG ?? 'on').trim();
+  if (raw === 'on' || raw === '1') return 1;
+  if (raw === 'off' || raw === '0') return 0;
+  const n = Number(raw);
+  if (!/^(0?\.\d+|1\.0*)$/.test(raw) || !(n >= 0 && n <= 1)) throw new Error(`ALMANAC_ACCESS_LOG must be on, off or a fraction from 0 to 1 (got ${JSON.stringify(raw.slice(0, 40))})`);
+  return n;
+}
+
+/** What one line says; the Node adapter fills it as the request goes. */
+export interface Entry {
+  id: string;
+  method: string;
+  url: string;
+  status: number;
+  bytes: number;
+  start: number;
+  key?: string;
+  lane?: string;
+  ip?: string;
+  aborted?: boolean;
+}
+
+const MAX_WAITING = 2 ** 20;
+const KEYISH = /alm_[^&/?#\s]*/g;
+
+/** The request target without credentials: `key=` values and key-shaped strings become REDACTED. */
+export function redactTarget(url: string): { path: string; query: string } {
+  const qi = url.indexOf('?');
+  let path = qi === -1 ? url : url.slice(0, qi);
+  let query = qi === -1 ? '' : url.slice(qi + 1);
+  if (path.includes('alm_')) path = path.replace(KEYISH, 'REDACTED');
+  // A percent-encoded name (k%65y) is a key= parameter too, as the core decodes it.
+  if (query && (/key=/i.test(query) || query.includes('%') || query.includes('alm_'))) {
+    const p = new URLSearchParams(query);
+    let out = '';
+    for (const [k, v] of p) out += `${out ? '&' : ''}${encodeURIComponent(k)}=${k.toLowerCase() === 'key' || v.includes('alm_') ? 'REDACTED' : encodeURIComponent(v)}`;
+    query = out;
+  }
+  return { path, query };
+}
+
+export class AccessLog {
+  private waiting = '';
+  private writing = false;
+  private dropped = 0;
+  private scheduled = false;
+  private readonly fd: number;
+
+  constructor(private readonly opts: AccessLogOptions) {
+    this.fd = opts.fd ?? 1;
+  }
+
+  get on() {
+    return this.opts.sample > 0;
+  }
+
+  private lastMs = 0;
+  private lastIso = '';
+  /** The time as ISO 8601, formatted once per millisecond (a busy turn logs many lines in one). */
+  private now() {
+    const ms = Date.now();
+    if (ms !== this.lastMs) {
+      this.lastMs = ms;
+      this.lastIso = new Date(ms).toISOString();
+    }
+    return this.lastIso;
+  }
+
+  /**
+   * Logs one finished request (sampled). `id` (a checked token), `method` (an HTTP token),
+   * `key` (an id) and `ip` (an address) need no JSON escaping; path and query do.
+   */
+  log(e: Entry) {
+    if (this.opts.sample < 1 && e.status < 500 && Math.random() >= this.opts.sample) return;
+    const { path, query } = redactTarget(e.url);
+    const line = `{"time":"${this.now()}","id":"${e.id}","method":"${e.method}","path":${JSON.stringify(path)}${query ? `,"query":${JSON.stringify(query)}` : ''}`
+      + `,"status":${e.status},"bytes":${e.bytes},"ms":${(performance.now() - e.start).toFixed(2)}${e.key ? `,"key":${JSON.stringify(e.key)}` : ''}${e.lane ? `,"lane":"${e.lane}"` : ''}`
+      + `${e.ip ? `,"ip":"${e.ip}"` : ''}${e.aborted ? ',"aborted":true' : ''}}\n`;
+    if (this.waiting.length > MAX_WAITING) {
+      this.dropped++;
+      return;
+    }
+    this.waiting += line;
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  /** Writes what waits: one write per turn, one at a time. */
+  private flush() {
+    this.scheduled = false;
+    if (this.writing || !this.waiting) return;
+    if (this.dropped) {
+      this.waiting += `{"time":"${new Date().toISOString()}","dropped":${this.dropped},"why":"the access log's reader did not keep up"}\n`;
+      this.dropped = 0;
+    }
+    const text = this.waiting;
+    this.waiting = '';
+    if (this.opts.sink) return this.opts.sink(text);
+    this.writing = true;
+    const buf = Buffer.from(text);
+    const next = (err: NodeJS.ErrnoException | null, n: number, off: number) => {
+      if (!err && off + n < buf.length) return write(this.fd, buf, off + n, buf.length - off - n, null, (e, m) => next(e, m, off + n));
+      this.writing = false;
+      if (err && err.code !== 'EAGAIN') this.opts.sample = 0; // stdout is gone (EPIPE): stop logging rather than fail
+      if (this.waiting) this.flush();
+    };
+    write(this.fd, buf, 0, buf.length, null, (e, n) => next(e, n, 0));
+  }
+
+  /** Writes what waits now, on this thread (at exit). */
+  flushSync() {
+    if (!this.waiting) return;
+    const text = this.waiting;
+    this.waiting = '';
+    if (this.opts.sink) return this.opts.sink(text);
+    try {
+      process.stdout.fd === this.fd ? process.stdout.write(text) : write(this.fd, text, () => {});
+    } catch { /* exiting anyway */ }
+  }
+}
+
+/** Request ids: the client's X-Request-Id when it is a plain token, else this process's prefix and a counter. */
+const PREFIX = randomBytes(4).toString('hex');
+let counter = 0;
+const TOKEN = /^[A-Za-z0-9._~:@+=/-]{1,128}$/;
+export function requestId(given: string | string[] | undefined): string {
+  if (typeof given === 'string' && TOKEN.test(given)) return given;
+  return `${PREFIX}-${(++counter).toString(36)}`;
+}
