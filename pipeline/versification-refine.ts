@@ -11,7 +11,8 @@
  *
  * Moved: a verse shifted one verse, shown under one more KJV verse it runs into (one no
  * other verse holds) or one fewer, and a block placed elsewhere in its book. Not moved:
- * `boundary` flags (a neighbour that has its own verse) and flags the notes explain.
+ * `boundary` flags (a neighbour that has its own verse), flags the notes explain, and
+ * moves of one round that land on the same KJV verse.
  */
 import { checkPlacements, type KeyText, type PlacedVerse, type PlacementCheck, type PlacementNotes } from '../sources/scripture/study/placement-check.ts';
 
@@ -29,7 +30,12 @@ export function refine(kjv: KeyText[], verses: PlacedVerse[], notes: PlacementNo
     const todo = check.flags.filter((f) => MOVES.has(f.kind) && !f.reason);
     log(`  round ${round + 1}: ${check.checked} placements, ${check.flagged} flagged, ${todo.length} to move`);
     if (!todo.length) break;
-    const to = new Map(todo.map((f) => [f.ref, f.better]));
+    // Two moves onto the same new KJV verse in one round are both left (a formula many verses
+    // share, Num 33's "and they pitched in…", not a verse out of place).
+    const onto = new Map<string, number>();
+    for (const f of todo) for (const k of f.better) if (!f.keys.includes(k)) onto.set(k, (onto.get(k) ?? 0) + 1);
+    const to = new Map(todo.filter((f) => f.better.every((k) => f.keys.includes(k) || onto.get(k) === 1)).map((f) => [f.ref, f.better]));
+    if (!to.size) break;
     current = current.map((v) => {
       const keys = to.get(v.ref);
       if (!keys) return v;

@@ -27,7 +27,7 @@ import YLT from './maps/ylt.json' with { type: 'json' };
  * `via`: the table numbers its verses in another table's numbering, which then places them
  * (the Septuagint layer's Rahlfs references → Brenton's numbering → the KJV's); `refined`:
  * verses placed under KJV keys directly, where the content check found the other table's
- * placement wrong (pipeline/septuagint-check.ts); `own_number`: verses the other table
+ * placement wrong (the content check, pipeline/versification-septuagint.ts); `own_number`: verses the other table
  * leaves unplaced that keep their own number (a KJV verse has it).
  */
 export interface NumberingTable {
