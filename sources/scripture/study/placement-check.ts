@@ -177,7 +177,20 @@ export function checkPlacements(kjv: KeyText[], verses: PlacedVerse[], notes: Pl
     if (covered.has(kjv[g].key)) continue;
     for (const k of [g - 1, g + 1]) {
       if (!sameBook(g, k)) continue;
-      for (const n of occupants.get(k) ?? []) {
+      const there = occupants.get(k) ?? [];
+      // A gap beside a KJV verse two layer verses share: the one facing the gap (the last
+      // of them before it, the first after it) moves into it when it fits the gap better
+      // than where it is; the gap and the doubled verse are the evidence, so no clear margin
+      // is asked (the Vulgate's Ps 22:2 under KJV 23:1 with 22:1, KJV 23:2 empty).
+      if (there.length > 1) {
+        const n = g > k ? Math.max(...there) : Math.min(...there);
+        const stay = s.score([k], n), move = s.score([g], n);
+        if (keys[n].length === 1 && !flagged.has(n) && move > stay && there.some((m) => m !== n && s.score([k], m) >= stay)) {
+          flag(n, 'shifted', [g], move); flagged.add(n); boundaries.delete(n);
+          continue;
+        }
+      }
+      for (const n of there) {
         const ks = keys[n];
         if (flagged.has(n) || (g < ks[0] ? ks[0] !== g + 1 : ks[ks.length - 1] !== g - 1)) continue;
         const to = g < ks[0] ? [g, ...ks] : [...ks, g];
