@@ -10,7 +10,7 @@ import { alignBook, dice } from '../sources/scripture/versification/verse-align.
 import { kjvKeys, numberingRows, vulgateKey } from '../sources/scripture/versification/numbering.ts';
 import { readVerseMap } from '../sources/readers/oshb.ts';
 import { versification } from '../sources/scripture/books.ts';
-import { HebrewMap } from '../sources/scripture/study/versification.ts';
+import { HebrewMap, studyKeys } from '../sources/scripture/study/versification.ts';
 import { PROJECT_ROOT, cachedLocation } from '../pipeline/paths.ts';
 import { resolveInputs } from '../pipeline/inputs.ts';
 import { translationDataset } from '../sources/scripture/dataset.ts';
@@ -138,6 +138,12 @@ describe('the layers\' and the Septuagint\'s own tables (issue 36)', () => {
     expect(kjvKeys('vulgate', 'jonah.2.1')).toEqual(['jonah.1.17']);
     expect(kjvKeys('vulgate', 'ps.22.1')).toEqual(['ps.23.1']);
     expect(kjvKeys('vulgate', 'ps.10.8')).toEqual(['ps.11.7']); // was placed under a KJV Ps 11:8 that does not exist
+    // The Vulgate layer itself goes through that table (it went through the Douay-Rheims' and, in the Psalms, a psalm rule).
+    const none = new HebrewMap([], () => false);
+    const latin = (book: string, chapter: number, verse: number) => studyKeys('Vulg', { book, chapter, verse }, none);
+    expect(latin('Isa', 45, 25)).toEqual(['isa.45.25']);
+    expect(latin('1Thess', 4, 13)).toEqual(['1thess.4.13']);
+    expect(latin('Ps', 22, 2)).toEqual(['ps.23.2']); // "in loco pascuae": the KJV's 23:2, found by the check beside the empty KJV 23:2
   });
   it('the Septuagint (Brenton): Jer 26:2 is the Hebrew\'s 46:2, Jer 32:1 its 25:15; Exod 36:8-38 its 39, 37:7-20 its 38:9-22, 39:1-9 its 38:24-31', () => {
     expect(kjvKeys('lxx', 'jer.26.2')).toEqual(['jer.46.2']);
