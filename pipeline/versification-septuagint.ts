@@ -102,7 +102,7 @@ async function main() {
   const kjvText = kjvCheckText((await resolveInputs({ inputs: KJV_CHECK_INPUTS } as unknown as DatasetSource)).raw)!;
   const main = verses.filter((v) => v.layer === 'septuagint');
   const placed: PlacedVerse[] = main.map((v) => ({ ref: v.label!, keys: keysOf(v.label!).filter((k) => kjv.has(k)), units: tokenUnits(v.tokens, 'grc') }));
-  const refined = refine(kjvText, placed, placementNotes('septuagint'), 3, console.log);
+  const refined = refine(kjvText, placed, placementNotes('septuagint'), 4, console.log);
   const moves = Object.fromEntries([...refined.moved].map(([ref, m]) => [ref, m.to]).sort(([a], [b]) => (a < b ? -1 : 1)));
   const out = {
     numbering: 'septuagint',
