@@ -62,6 +62,8 @@ export async function layerTables(out: string, only: string[]) {
     if (!verses) throw new Error(`${s.name}: its upstream files are not fetched (npm run fetch)`);
     const placed: PlacedVerse[] = verses.filter((v) => KJV_BOOKS.has(v.ref.book.toLowerCase()))
       .map((v) => ({ ref: key(v.ref), keys: s.start(v.ref, drc), units: tokenUnits(v.tokens, meta.language) }));
+    const filled = fillGaps(placed, kjvText.map((k) => k.key));
+    console.log(`  ${filled} unplaced verses placed in the gap their neighbours leave`);
     const refined = refine(kjvText, placed, placementNotes(meta.id), 4, console.log);
     const table: Record<string, string[]> = {}, unplaced: string[] = [];
     for (const v of refined.verses) {
@@ -79,4 +81,37 @@ export async function layerTables(out: string, only: string[]) {
     console.log(`${s.name}: ${file.moved} verses placed elsewhere, ${unplaced.length} unplaced; the check moved ${refined.moved.size}, flags ${refined.before.flagged} → ${refined.left.flagged}`);
     for (const [ref, m] of [...refined.moved].slice(0, 200)) console.log(`  moved ${ref}: ${m.from.join('+') || '-'} → ${m.to.join('+')}`);
   }
+}
+
+/**
+ * A start leaves a verse unplaced where the text it was made from could not place it (the
+ * Douay-Rheims' English psalms: Vulg Ps 7:5 "si reddidi retribuentibus mihi mala" had no
+ * DRC verse the aligner matched, and KJV Ps 7:4 no Latin). Where the layer verses before
+ * and after a run of unplaced ones sit under KJV verses that leave a gap no layer verse
+ * covers, the run is that gap: one to one when the counts agree, all under the one KJV
+ * verse, or the one verse under all of them (shared). The content check then judges the
+ * result like any other placement. Returns how many verses were placed.
+ */
+function fillGaps(verses: PlacedVerse[], order: string[]): number {
+  const at = new Map(order.map((k, i) => [k, i]));
+  const covered = new Set(verses.flatMap((v) => v.keys));
+  const book = (k: string) => k.slice(0, k.indexOf('.'));
+  let placed = 0;
+  for (let i = 0; i < verses.length;) {
+    if (verses[i].keys.length) { i++; continue; }
+    let j = i;
+    while (j < verses.length && !verses[j].keys.length) j++;
+    const before = verses[i - 1]?.keys.at(-1), after = verses[j]?.keys[0];
+    if (before && after && at.has(before) && at.has(after) && book(before) === book(after)) {
+      const gap = order.slice(at.get(before)! + 1, at.get(after)!);
+      const run = verses.slice(i, j);
+      if (gap.length && gap.length <= 3 && gap.every((k) => !covered.has(k))) {
+        if (run.length === gap.length) run.forEach((v, n) => (v.keys = [gap[n]]));
+        else if (gap.length === 1 || run.length === 1) for (const v of run) v.keys = [...gap];
+        if (run[0].keys.length) placed += run.length;
+      }
+    }
+    i = j;
+  }
+  return placed;
 }
