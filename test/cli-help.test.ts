@@ -33,7 +33,7 @@ const COMMANDS: [string, string][] = [
   ['start', 'server/cli/start.ts'], ['fetch', 'pipeline/fetch-cli.ts'], ['build', 'server/cli/build.ts'],
   ['nightly', 'ops/nightly.ts'], ['bundle', 'pipeline/bundle.ts'], ['serve', 'server/cli/serve.ts'],
   ['keys', 'server/cli/keys.ts'], ['review', 'server/cli/review.ts'], ['release:pull', 'pipeline/release-pull.ts'],
-  ['edge:sync', 'edge/sync.ts'], ['release:publish', 'edge/publish.ts'],
+  ['edge:sync', 'edge/sync.ts'], ['release:publish', 'edge/publish.ts'], ['versification:check', 'pipeline/versification-check.ts'],
 ];
 
 describe('every command', () => {

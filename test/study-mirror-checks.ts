@@ -116,6 +116,79 @@ export function studyLayerChecks(server: () => { base: string; key: string }) {
     expect(rev.tokens.map((t) => t.text).join(' ')).toMatch(/^καὶ ⸀ἐστάθη ἐπὶ τὴν ἄμμον τῆς θαλάσσης/); // the SBLGNT's own text, with its variant mark
     expect((await panel('/api/v1/study/kjv/rom/16/25', 'byzantine-rp2018')).source_reference).toBe('rom.14.24');
   });
+  // Issue 36: the five versification faults, on the real layers, and the whole-corpus check.
+  it('Hebrew (issue 36, fault 1): KJV Isa 63:19 shows Hebrew 63:19, shared with 64:1; KJV Num 26:2 shows Hebrew 26:2 alone, 26:1 Hebrew 25:19 and 26:1', async () => {
+    const isa = await panel('/api/v1/study/kjv/isa/63/19', 'oshb-hebrew') as Panel & { versification: any };
+    expect(isa.source_references).toEqual(['isa.63.19']);
+    expect(isa.versification.note).toMatch(/spans KJV isa 63:19 and isa 64:1/);
+    expect((await panel('/api/v1/study/kjv/isa/64/1', 'oshb-hebrew')).source_references).toEqual(['isa.63.19']);
+    expect((await panel('/api/v1/study/kjv/num/26/2', 'oshb-hebrew')).source_references).toEqual(['num.26.2']);
+    expect((await panel('/api/v1/study/kjv/num/26/1', 'oshb-hebrew')).source_references).toEqual(['num.25.19', 'num.26.1']);
+    expect((await panel('/api/v1/study/kjv/1kgs/18/34', 'oshb-hebrew')).source_references).toEqual(['1kgs.18.34']);
+  });
+  it('Peshitta (issue 36, fault 2): KJV Rom 16:25-27 show the doxology (Peshitta 16:24-26), KJV 16:24 the grace (Peshitta 16:27)', async () => {
+    const syr = async (v: number) => (await panel(`/api/v1/study/kjv/rom/16/${v}`, 'peshitta-nt'));
+    expect((await syr(24)).source_references).toEqual(['rom.16.27']);
+    expect((await syr(24)).tokens[0].text).toBe('ܛܝܒܘܬܗ'); // "the grace"
+    expect((await syr(25)).source_references).toEqual(['rom.16.24']);
+    expect((await syr(26)).source_references).toEqual(['rom.16.25']);
+    const end = await syr(27);
+    expect(end.source_references).toEqual(['rom.16.26']);
+    expect(end.tokens.map((t) => t.text)).toContain('ܚܟܝܡܐ'); // "wise": "to God only wise"
+  });
+  it('Brenton (issue 36, fault 3): Jer 26:2 ("against the Power of Pharao Nechao") studies Hebrew Jer 46:2, Jer 32:15 Hebrew 25:15, Exod 36:10 Hebrew 39:3', async () => {
+    expect((await call('/api/v1/text/brenton/jer/26/2')).body.data.text).toMatch(/Pharao Nechao/);
+    expect((await panel('/api/v1/study/brenton/jer/26/2', 'oshb-hebrew')).source_reference).toBe('jer.46.2');
+    expect((await panel('/api/v1/study/brenton/jer/32/15', 'oshb-hebrew')).source_reference).toBe('jer.25.15'); // Jer 32 is numbered from 13, as the Hebrew's 25
+    expect((await panel('/api/v1/study/brenton/exod/36/10', 'oshb-hebrew')).source_reference).toBe('exod.39.3');
+  });
+  it("Vulgate (issue 36, fault 4): its own table: KJV Isa 45:24 shows the Latin of 45:24, 45:25 of 45:25; 1 Thess 4:13 of 4:13", async () => {
+    const latin = async (p: string) => (await panel(p, 'vulgate-clementine')) as Panel & { versification?: any };
+    expect((await latin('/api/v1/study/kjv/isa/45/24')).source_references).toEqual(['isa.45.24']);
+    const last = await latin('/api/v1/study/kjv/isa/45/25');
+    expect(last.source_references).toEqual(['isa.45.25']);
+    expect(last.tokens.map((t) => t.text).join(' ')).toMatch(/^In Domino justificabitur/);
+    expect((await latin('/api/v1/study/kjv/1thess/4/13')).source_references).toEqual(['1thess.4.13']);
+  });
+  it('SBLGNT (issue 36, fault 5): KJV Acts 19:41 shows SBLGNT 19:40, which spans it and 19:40, with a note', async () => {
+    const sbl = await panel('/api/v1/study/kjv/acts/19/41', 'sblgnt') as Panel & { versification: any };
+    expect(sbl.source_references).toEqual(['acts.19.40']);
+    expect(sbl.versification.note).toMatch(/spans KJV acts 19:40 and acts 19:41/);
+  });
+  // The KJV verses a layer has no verse under are explained one by one where the text
+  // lacks a handful (the critical and Byzantine omissions, Neh 7:68); the Vulgate's and the
+  // Septuagint's (a shorter Jeremiah and Job, verses the Latin joins) are counted, not yet
+  // each explained (docs/alignment.md, "Results"): held at the counts measured, so a table
+  // change that leaves more KJV verses without them fails here.
+  const UNCOVERED_COUNTED: Record<string, number> = {
+    // Measured with npm run versification:check (docs/alignment.md, "Results"); 51 before issue 36.
+    'vulgate-clementine': 27,
+    // By book: Proverbs 162 (the Greek orders and divides chapters 24-31 otherwise and lacks
+    // verses), Jeremiah 75 (a shorter text), Exodus and 1 Kings 55 each, 1 Samuel 40 (17-18).
+    septuagint: 501, 'septuagint-joshua-b': 13, 'septuagint-joshua-a': 13,
+    // The generated English layers have no verse where the Hebrew numbers a chapter
+    // otherwise (Gen 31:55, Exod 8:29-32, Lev 6:24-30, Num 16:36-50, 1 Kgs 4:21-34…): found by
+    // this check, not yet mended (docs/alignment.md, "Results").
+    'align-asv': 177, 'align-darby': 172, 'align-web-catholic': 203,
+  };
+  /** Flags of the generated English layers (their Strong's-tagged words only; the translations' whole text is checked as table:<slug>), counted. */
+  const FLAGS_COUNTED: Record<string, number> = { 'align-asv': 10, 'align-darby': 10, 'align-web-catholic': 11 };
+  it('/source-coverage: every placement of every layer checked by content, every flag left with its reason; KJV verses without a layer explained, or counted for the Vulgate, the Septuagint and the generated English layers', async () => {
+    const { body } = await call('/api/v1/source-coverage');
+    for (const l of body.data.layers) {
+      const c = l.placement_check;
+      expect(c, l.id).not.toBeNull();
+      // The Septuagint's second texts are short (Joshua A: 96 verses); Tobit has no KJV book.
+      const least = l.id.startsWith('septuagint-') ? (/tobit/.test(l.id) ? 0 : 80) : l.id === 'oshb-aramaic' ? 200 : 5000;
+      expect(c.checked, l.id).toBeGreaterThanOrEqual(least);
+      const unexplained = c.flags.filter((f: any) => !f.reason).map((f: any) => `${f.kind} ${f.ref}`);
+      if (Object.hasOwn(FLAGS_COUNTED, l.id)) expect(unexplained.length, `${l.id}: flags without a reason`).toBeLessThanOrEqual(FLAGS_COUNTED[l.id]);
+      else expect(unexplained, `${l.id}: flags without a reason`).toEqual([]);
+      const open = c.uncovered_references.filter((k: string) => !c.uncovered_reasons[k]);
+      if (Object.hasOwn(UNCOVERED_COUNTED, l.id)) expect(open.length, `${l.id}: KJV verses without this layer`).toBeLessThanOrEqual(UNCOVERED_COUNTED[l.id]);
+      else expect(open, `${l.id}: KJV verses without this layer, unexplained`).toEqual([]);
+    }
+  });
   // Issue 37, item 5: the Greek Tradition role is the Septuagint's lemmas (issue 25 answered it with a note of its absence).
   it('source_role=Greek Tradition answers with the Septuagint\'s panels: lemmas with Strong\'s numbers and no text, saying why, in Rahlfs\' numbering; an unknown role is 400', async () => {
     const r = await call('/api/v1/study/kjv/gen/1/1?source_role=Greek%20Tradition');
@@ -174,7 +247,8 @@ export function studyLayerChecks(server: () => { base: string; key: string }) {
   it('/source-coverage totals equal the per-layer counts, with absent layers and phase-5 state', async () => {
     const { body } = await call('/api/v1/source-coverage');
     const ids = body.data.layers.map((l: any) => l.id);
-    expect(ids).toEqual(['oshb-hebrew', 'oshb-aramaic', 'sblgnt', 'byzantine-rp2018', 'vulgate-clementine', 'peshitta-nt', 'align-asv', 'align-darby', 'align-web-catholic'].filter((id) => ids.includes(id)));
+    const lxx = ['septuagint', 'septuagint-joshua-b', 'septuagint-joshua-a', 'septuagint-judges-b', 'septuagint-judges-a', 'septuagint-daniel-og', 'septuagint-daniel-th', 'septuagint-tobit-ba', 'septuagint-tobit-s'];
+    expect(ids).toEqual(['oshb-hebrew', 'oshb-aramaic', 'sblgnt', 'byzantine-rp2018', ...lxx, 'vulgate-clementine', 'peshitta-nt', 'align-asv', 'align-darby', 'align-web-catholic'].filter((id) => ids.includes(id)));
     expect(ids).toEqual(expect.arrayContaining(['sblgnt', 'byzantine-rp2018', 'vulgate-clementine', 'peshitta-nt', 'align-asv']));
     expect(body.data.total.word_tokens).toBe(body.data.layers.reduce((n: number, l: any) => n + l.word_tokens, 0));
     expect(body.data.layers.find((l: any) => l.id === 'align-asv').phase_5.state).toBe('not-started');

@@ -20,7 +20,8 @@ import { readWhitakerOutput } from '../sources/readers/whitaker.ts';
 import { analyseLatin, latinForm, latinToken } from '../sources/scripture/study/latin.ts';
 import { decodeWhitaker } from '../sources/scripture/study/morph-whitaker.ts';
 import { STATUSES, type TokenTuple } from '../sources/scripture/study/tokens.ts';
-import { HebrewMap, studyKeys, vulgatePsalmToHebrew } from '../sources/scripture/study/versification.ts';
+import { HebrewMap, studyKeys } from '../sources/scripture/study/versification.ts';
+import { kjvKeys } from '../sources/scripture/versification/numbering.ts';
 
 const fixture = (f: string) => readFileSync(new URL(`./fixtures/study/${f}`, import.meta.url), 'utf8');
 
@@ -147,15 +148,15 @@ describe('versification mapping', () => {
   it('puts a partially mapped Hebrew verse under each KJV verse it is part of', () => {
     expect(map.toKjv({ book: 'Ps', chapter: 13, verse: 6 })).toEqual(['ps.13.5', 'ps.13.6']);
   });
-  it('moves Vulgate psalms to their Hebrew numbers: Vulg Ps 22 = KJV Ps 23, 9:22 = 10:1, 113:9 = 115:1, 147:1 = 147:12', () => {
+  it("places Vulgate psalms by the Vulgate's table: Vulg Ps 22 = KJV Ps 23, 9:22 = 10:1, 113:9 = 115:1, 115:1 = 116:10, 147:1 = 147:12", () => {
     expect(studyKeys('Vulg', { book: 'Ps', chapter: 22, verse: 1 }, map)).toEqual(['ps.23.1']);
-    expect(vulgatePsalmToHebrew(9, 22)).toEqual({ chapter: 10, verse: 1 });
-    expect(vulgatePsalmToHebrew(113, 9)).toEqual({ chapter: 115, verse: 1 });
-    expect(vulgatePsalmToHebrew(115, 1)).toEqual({ chapter: 116, verse: 10 });
-    expect(vulgatePsalmToHebrew(147, 1)).toEqual({ chapter: 147, verse: 12 });
+    expect(kjvKeys('vulgate', 'ps.9.22')).toEqual(['ps.10.1']);
+    expect(kjvKeys('vulgate', 'ps.113.9')).toEqual(['ps.115.1']);
+    expect(kjvKeys('vulgate', 'ps.115.1')).toEqual(['ps.116.10']);
+    expect(kjvKeys('vulgate', 'ps.147.1')).toEqual(['ps.147.12']);
     expect(studyKeys('Vulg', { book: 'John', chapter: 3, verse: 16 }, map)).toEqual(['john.3.16']);
   });
-  it("maps Vulgate verses outside Psalms through the Douay-Rheims' numbering table (sources/scripture/versification/maps/douay-rheims.json)", () => {
+  it("maps Vulgate verses outside Psalms through the Vulgate's own table (sources/scripture/versification/maps/vulgate.json)", () => {
     const vulg = (book: string, chapter: number, verse: number) => studyKeys('Vulg', { book, chapter, verse }, map);
     expect(vulg('Num', 13, 1)).toEqual(['num.12.16']); // the Vulgate starts Num 13 one verse early
     expect(vulg('Num', 13, 2)).toEqual(['num.13.1']);

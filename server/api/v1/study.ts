@@ -87,12 +87,13 @@ export function studyInfo(ctx: Ctx) {
  * table places it under (usually one; two where the translation joins two KJV verses),
  * or, for a verse the KJV lacks, the Vulgate-numbered record (Dan 3:24–90 in the
  * Douay-Rheims and the WEB Catholic). Empty when no layer has it: panels are then empty,
- * not an error. The Douay-Rheims' psalms resolve through the build's `vulg:` aliases
- * (the psalm rule needs OSHB's VerseMap).
+ * not an error. The Douay-Rheims' psalms too go through its own table (issue 36; they
+ * went through the Vulgate's psalm rule, which put Vulg Ps 10:8 under a KJV Ps 11:8 that
+ * does not exist).
  */
 async function studyRecords(ctx: Ctx, t: Translation, r: { book: string; chapter: number; verse: number }): Promise<StudyRecord[]> {
   const ref = `${r.book}.${r.chapter}.${r.verse}`;
-  let keys = t.slug === 'douay-rheims' && r.book === 'ps' ? [`vulg:${ref}`] : kjvKeys(t.slug, ref);
+  let keys = kjvKeys(t.slug, ref);
   if (!keys.length) {
     const v = vulgateKey(t.slug, ref);
     keys = v ? [v] : [];
@@ -229,6 +230,9 @@ export function sourceCoverage(reviews: ReviewView, summary: StudySummary) {
       // Where the layer's verses are shown (issue 25): under their own number, under another
       // by a numbering table, only in the Vulgate's numbering, or nowhere (with references).
       placement: l.counts.placement ?? null,
+      // Every placement checked by content (issue 36): placements checked, flags by kind,
+      // each flag with its better place and, when left standing, why; KJV verses uncovered.
+      placement_check: l.counts.placement_check ?? null,
       review_maturity: { verified: rv.verified, rejected: rv.rejected, verified_percent: pct(rv.verified, l.counts.tokens) },
       phase_5: { state: phase5(rv.verified + rv.rejected, queued), reviewed: rv.verified + rv.rejected, verified: rv.verified, rejected: rv.rejected, queued },
       licence_notes: l.provenance.map((p) => `${p.licence.name}: ${p.attribution}`),

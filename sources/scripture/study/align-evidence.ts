@@ -19,7 +19,8 @@
  * `judgeLinks` returns. Deterministic: fixed iteration count, verses in the order given.
  */
 import type { TokenTuple } from './tokens.ts';
-import { pairTable, type PairTable } from './align-pairs.ts';
+import type { PairTable } from './align-pairs.ts';
+import { trainModel1 } from './align-model.ts';
 import { unitsOf } from './align-units.ts';
 
 export interface LinkVerse {
@@ -59,85 +60,6 @@ export interface EvidenceOptions {
 /** Chosen on the judged sample, test/fixtures/alignment-judged.json (docs/alignment.md). */
 export const EVIDENCE_DEFAULTS: EvidenceOptions = { iterations: 4, diagonal: 12, keep: 0.3, suggest: 0.3 };
 
-/** Per verse, one side's distinct ids (0 = NULL, in every verse) and how often each occurs. */
-interface Side { ids: Int32Array; mul: Int32Array; start: Int32Array }
-
-/**
- * Dedupes each verse's ids (flat `ids`, verse v at `at[v]…at[v+1]`) into a Side, and
- * returns for each occurrence its entry's place in the verse (its row or column).
- */
-function side(ids: Int32Array, at: Int32Array, vocab: number): { side: Side; place: Int32Array } {
-  const verses = at.length - 1;
-  const stamp = new Int32Array(vocab).fill(-1), slot = new Int32Array(vocab);
-  const out = new Int32Array(ids.length + verses), mul = new Int32Array(ids.length + verses);
-  const start = new Int32Array(verses + 1), place = new Int32Array(ids.length);
-  let e = 0;
-  for (let v = 0; v < verses; v++) {
-    const s = e;
-    out[e] = 0; mul[e++] = 1;
-    stamp[0] = v; slot[0] = 0;
-    for (let x = at[v]; x < at[v + 1]; x++) {
-      const id = ids[x];
-      if (stamp[id] !== v) { stamp[id] = v; slot[id] = e - s; out[e] = id; mul[e++] = 0; }
-      mul[s + slot[id]]++;
-      place[x] = slot[id];
-    }
-    start[v + 1] = e;
-  }
-  return { side: { ids: out.subarray(0, e), mul: mul.subarray(0, e), start }, place };
-}
-
-/**
- * One EM iteration of Model 1 in both directions at once (one read of each verse grid
- * for the sums, one for the counts). Forward, each unit (and NULL) generates the verse's
- * words: tf[p] = t(word | unit); reverse, each word (and NULL) generates the units:
- * tr[p] = t(unit | word). `cf`, `cr` are scratch counts.
- */
-function emIteration(pairs: PairTable, tf: Float32Array, tr: Float32Array, cf: Float32Array, cr: Float32Array, words: Side, units: Side) {
-  const { cells, cellStart, wordStart } = pairs;
-  cf.fill(0);
-  cr.fill(0);
-  let zf = new Float64Array(64), zr = new Float64Array(64);
-  for (let v = 0; v + 1 < words.start.length; v++) {
-    const w0 = words.start[v], nW = words.start[v + 1] - w0, u0 = units.start[v], nU = units.start[v + 1] - u0, base = cellStart[v];
-    if (zr.length < nU) zr = new Float64Array(2 * nU);
-    if (zf.length < nW) zf = new Float64Array(2 * nW);
-    zr.fill(0, 0, nU);
-    for (let a = 0; a < nW; a++) {
-      const row = base + a * nU, wm = words.mul[w0 + a], off = wordStart[words.ids[w0 + a]];
-      let z = 0;
-      for (let b = 0; b < nU; b++) {
-        const p = off + cells[row + b];
-        z += units.mul[u0 + b] * tf[p];
-        zr[b] += wm * tr[p];
-      }
-      zf[a] = z;
-    }
-    // Entry 0 of each side is NULL, which generates nothing.
-    for (let a = 0; a < nW; a++) {
-      const row = base + a * nU, wm = words.mul[w0 + a], off = wordStart[words.ids[w0 + a]];
-      const gf = a > 0 && zf[a] > 0 ? wm / zf[a] : 0;
-      for (let b = 0; b < nU; b++) {
-        const p = off + cells[row + b], um = units.mul[u0 + b];
-        cf[p] += gf * um * tf[p];
-        if (b > 0 && zr[b] > 0) cr[p] += um / zr[b] * wm * tr[p];
-      }
-    }
-  }
-  // Normalise over what is generated: per unit (forward), per word (reverse: its pairs are contiguous).
-  const { unit } = pairs, totF = new Float64Array(pairs.units);
-  for (let p = 0; p < pairs.size; p++) totF[unit[p]] += cf[p];
-  for (let w = 0; w + 1 < wordStart.length; w++) {
-    let r = 0;
-    for (let p = wordStart[w]; p < wordStart[w + 1]; p++) r += cr[p];
-    for (let p = wordStart[w]; p < wordStart[w + 1]; p++) {
-      const f = totF[unit[p]];
-      tf[p] = f > 0 ? cf[p] / f : 0;
-      tr[p] = r > 0 ? cr[p] / r : 0;
-    }
-  }
-}
-
 /** Trains the model on `verses` and judges every tagged link in them. Pure. */
 export function judgeLinks(verses: LinkVerse[], opts: EvidenceOptions = EVIDENCE_DEFAULTS): Judgement {
   const wordIds = new Map<string, number>([['', 0]]), unitIds = new Map<string, number>([['', 0]]);
@@ -162,11 +84,7 @@ export function judgeLinks(verses: LinkVerse[], opts: EvidenceOptions = EVIDENCE
     }
     wAt[n + 1] = nw; uAt[n + 1] = nu; tokAt[n + 1] = nt;
   });
-  const W = side(wordList, wAt, wordIds.size), U = side(unitList.subarray(0, nu), uAt, unitIds.size);
-  const pairs = pairTable(W.side, U.side, wordIds.size, unitIds.size);
-  const tf = new Float32Array(pairs.size).fill(1), tr = new Float32Array(pairs.size).fill(1);
-  const cf = new Float32Array(pairs.size), cr = new Float32Array(pairs.size);
-  for (let k = 0; k < opts.iterations; k++) emIteration(pairs, tf, tr, cf, cr, W.side, U.side);
+  const { pairs, tf, tr, W, U } = trainModel1(wordList, wAt, wordIds.size, unitList.subarray(0, nu), uAt, unitIds.size, opts.iterations);
   const model: Model = { pairs, tf, tr, nU: U.side.start, wIds: W.side.ids, wEntry: W.side.start, rows: W.place, cols: U.place, wAt, tokAt, tokUnitAt };
   const out: Judgement = { at: wAt, support: new Float32Array(wAt[verses.length]), suggested: new Int32Array(wAt[verses.length]) };
   verses.forEach((v, n) => judgeVerse(v, n, model, opts, out));

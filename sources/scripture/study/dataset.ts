@@ -8,7 +8,7 @@
  */
 import { defineSource, type DatasetSource, type InputSpec } from '../../contract.ts';
 import { readVerseMap } from '../../readers/oshb.ts';
-import { BOOKS, versification } from '../books.ts';
+import { BOOKS } from '../books.ts';
 import { ENGLISH_LAYERS } from './english.ts';
 import { byzantineLayer, sblgntLayer } from './greek.ts';
 import { ABSENT_LAYERS, type LayerMeta, type LayerVerse, type ReadContext, type StudyLayer } from './layer.ts';
@@ -18,7 +18,9 @@ import { oshbLayer } from './oshb.ts';
 import { septuagintLayer } from './septuagint.ts';
 import { peshittaLayer, vulgateLayer } from './sword-layers.ts';
 import { STATUSES, type StoredPanel, type TokenTuple } from './tokens.ts';
-import { HebrewMap, key, studyKeys, vulgatePsalmToHebrew, type Ref } from './versification.ts';
+import { HebrewMap, key, studyKeys, type Ref } from './versification.ts';
+import type { PlacedVerse, PlacementCheck } from './placement-check.ts';
+import { KJV_CHECK_INPUTS, checkLayers, kjvCheckText, tokenUnits } from './placements.ts';
 
 export const STUDY_DATASET = 'bible-study';
 /** Source layers first (OSHB before the Greek, whose tokens the alignment needs), generated last. */
@@ -51,6 +53,8 @@ export interface LayerCount {
   token_statuses: Record<string, number>;
   confidence: Record<string, number>;
   canon_coverage: Record<'old' | 'new' | 'apocrypha', { verses: number }>;
+  /** Every placement checked by content (placement-check.ts); null when the KJV's files were missing. */
+  placement_check?: PlacementCheck | null;
 }
 export interface StudySummary {
   layers: (LayerMeta & { present: true; counts: LayerCount })[];
@@ -70,6 +74,7 @@ export function studyDataset(layers: StudyLayer[] = STUDY_LAYERS): DatasetSource
   const inputs: Record<string, InputSpec> = {
     ...LEXICON_INPUTS,
     verseMap: { kind: 'npm-file', package: 'morphhb', file: 'wlc/VerseMap.xml', format: 'text' },
+    ...KJV_CHECK_INPUTS,
   };
   for (const l of layers) Object.assign(inputs, l.inputs);
   const metas = layers.flatMap((l) => l.layers);
@@ -112,16 +117,13 @@ export function studyDataset(layers: StudyLayer[] = STUDY_LAYERS): DatasetSource
     // verse reads and checks its whole pack; at 1,000 records that was 7 MB, ~40 ms).
     packSize: 100,
     slow: true,
-    // Vulgate-numbered psalm verses (the Douay-Rheims asks in that numbering) and layer
-    // verses numbered differently from their record (`oshb-hebrew:mal.3.19`, for token
-    // ids) resolve by alias.
-    aliases: (r) => [
-      ...(vulgAliases.get(r.id) ?? []),
-      ...r.panels.flatMap((p) => p.refs.filter((x) => x !== r.id).map((x) => `${p.layer}:${x}`)),
-    ],
+    // Layer verses numbered differently from their record (`oshb-hebrew:mal.3.19`, for
+    // token ids) resolve by alias.
+    aliases: (r) => r.panels.flatMap((p) => p.refs.filter((x) => x !== r.id).map((x) => `${p.layer}:${x}`)),
     order: (a, b) => (ORDER.get(a.book)! - ORDER.get(b.book)!) || a.chapter - b.chapter || a.verse - b.verse || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
     normalise(raw) {
       const lexicon = Lexicon.from(raw);
+      const kjvText = kjvCheckText(raw);
       if (typeof raw.verseMap !== 'string') throw new Error('morphhb wlc/VerseMap.xml missing');
       const wlcRefs = new Set<string>();
       const hebrew = new HebrewMap(readVerseMap(raw.verseMap), (r) => wlcRefs.has(key(parseRef(r))));
@@ -138,13 +140,18 @@ export function studyDataset(layers: StudyLayer[] = STUDY_LAYERS): DatasetSource
         }
         if (layer.layers[0].versification === 'WLC') for (const v of verses) wlcRefs.add(key(v.ref));
         const counts = new Map(layer.layers.map((m) => [m.id, emptyCount()]));
+        const placed = new Map<string, PlacedVerse[]>(layer.layers.map((m) => [m.id, []]));
         for (const v of verses) {
           const m = layer.layers.find((x) => x.id === v.layer)!;
           if (!m.generated) internTokens(v.tokens, intern);
-          add(records, ctx, lexicon, m, v, studyKeys(m.numbering ?? m.versification, v.ref, hebrew, v.label), counts.get(m.id)!);
+          const keys = studyKeys(m.numbering ?? m.versification, v.ref, hebrew, v.label);
+          if (kjvText) placed.get(m.id)!.push({ ref: v.label ?? key(v.ref), keys, units: tokenUnits(v.tokens, m.language) });
+          add(records, ctx, lexicon, m, v, keys, counts.get(m.id)!);
         }
+        // Every placement checked by content (issue 36), the layers of one module together.
+        const checks = kjvText ? checkLayers(kjvText, placed) : new Map();
         for (const m of layer.layers) {
-          layersOut.push({ ...m, present: true, counts: counts.get(m.id)! });
+          layersOut.push({ ...m, present: true, counts: { ...counts.get(m.id)!, placement_check: checks.get(m.id) ?? null } });
         }
         // A generated layer's panels become their JSON strings as soon as the layer is
         // placed (no later layer adds to them): held as token tuples, one translation's
@@ -152,7 +159,6 @@ export function studyDataset(layers: StudyLayer[] = STUDY_LAYERS): DatasetSource
         const generated = new Set(layer.layers.filter((m) => m.generated).map((m) => m.id));
         if (generated.size) for (const r of records.values()) toAligned(r, generated);
       }
-      vulgAliases = vulgateAliases(hebrew, records);
       const out = [...records.values()];
       summary = { layers: layersOut, absent, records: out.length };
       return out;
@@ -196,7 +202,6 @@ function toAligned(r: StudyRecord, generated: Set<string>) {
   r.panels = r.panels.filter((p) => !generated.has(p.layer));
 }
 
-let vulgAliases = new Map<string, string[]>();
 const parseRef = (osis: string): Ref => {
   const [book, c, v] = osis.split('.');
   return { book, chapter: Number(c), verse: Number(v) };
@@ -246,18 +251,4 @@ function add(records: Map<string, StudyRecord>, ctx: ReadContext, lexicon: Lexic
       list.push({ layer: m.id, ref, tokens: v.tokens.filter((t): t is TokenTuple => typeof t !== 'string') });
     }
   }
-}
-
-/** `vulg:ps.22.1` → the record of KJV Ps 23:1, for every Vulgate psalm verse that maps elsewhere. */
-function vulgateAliases(hebrew: HebrewMap, records: Map<string, StudyRecord>): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  const ps = versification('Vulg').books.find((b) => b.osis === 'Ps')!;
-  ps.verses.forEach((n, c) => {
-    for (let v = 1; v <= n; v++) {
-      const h = vulgatePsalmToHebrew(c + 1, v);
-      const k = hebrew.toKjv({ book: 'Ps', ...h })[0];
-      if (records.has(k)) (out.get(k) ?? out.set(k, []).get(k)!).push(`vulg:ps.${c + 1}.${v}`);
-    }
-  });
-  return out;
 }

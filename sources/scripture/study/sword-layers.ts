@@ -36,7 +36,7 @@ const SPECS: [Spec, string][] = [
   [{ module: 'Peshitta', sha256: 'badce0aa0a9b70a9c81891ed48d5a9e86de1e24d12ad4ad378e060e03cabc7b9', version: '2.0', date: '2020-02-08',
     versification: 'KJV', language: 'syc',
     meta: { id: 'peshitta-nt', name: 'Syriac Peshitta New Testament', role: 'Aramaic/Syriac Tradition', kind: 'Syriac New Testament', version: 'Peshitta 2.0 (2020-02-08)',
-      canon: ['new'], generated: false } }, 'Syriac Peshitta'],
+      canon: ['new'], generated: false, numbering: 'peshitta' } }, 'Syriac Peshitta'],
 ];
 
 const PUNCT = /^[\p{P}\u0700-\u070D]+|[\p{P}\u0700-\u070D]+$/gu;
