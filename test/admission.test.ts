@@ -4,12 +4,16 @@
  * means no limit; ALMANAC_MAX_ACTIVE is checked. Issue 38 item 3: a lane per cost class, so
  * a lookup waits only for lookups (unit and over HTTP; `npm run bench:lanes` measures it
  * under 40 clients of cold study ranges), and a request whose client left is dropped.
+ * Issue 41: a slot is not held while the request waits for its turn's count, so a full
+ * lookup lane no longer splits a turn's requests into journal writes of four.
  * (What the limit does to the first seconds after a start: `npm run bench:traffic`.)
  */
+import { writeSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
 import { Admission, DEFAULT_MAX_ACTIVE, laneSizes, maxActive } from '../server/node/admission.ts';
 import type { CoreRequest } from '../server/http/request.ts';
-import { startServer } from './helpers.ts';
+import { createApp } from '../server/node/server.ts';
+import { cleanup, quiet, startServer, tempDir } from './helpers.ts';
 
 const deferred = () => {
   let resolve!: () => void, reject!: (e: Error) => void;
@@ -156,6 +160,59 @@ describe('lanes (issue 38, item 3)', () => {
       expect(await Promise.all(ranges)).toEqual(Array(10).fill(200));
     } finally {
       await srv.close();
+    }
+  });
+
+  it('issue 41: 32 keyed lookups read in one turn are counted with one journal write, not one per lane-full of 4', async () => {
+    const dir = tempDir('almanac-lane-batch-');
+    let writes = 0;
+    const app = createApp({ dist: inject('sharedDist'), stateDir: dir, log: quiet, quota: { io: { write: (fd, buf, off, len) => (writes++, writeSync(fd, buf, off, len)) } } });
+    try {
+      const key = app.keys.create('development', 'batch').secret;
+      const req = (): CoreRequest => ({ method: 'GET', url: '/apis/elements/Fe', header: (n) => (n === 'x-service-key' ? key : undefined), gone: () => false });
+      expect((await app.core.handle(req())).status).toBe(200); // the body is composed and cached
+      writes = 0;
+      const out = await Promise.all(Array.from({ length: 32 }, () => app.core.handle(req())));
+      expect(out.map((r) => r.status)).toEqual(Array(32).fill(200));
+      expect(writes).toBe(1);
+      expect(app.quota.used(app.keys.verify(key)!.id)).toBe(33);
+    } finally {
+      await app.close();
+      cleanup(dir);
+    }
+  });
+
+  it('issue 41: a request that found its lane full and whose client left while it waited is answered nothing and not billed', async () => {
+    const dir = tempDir('almanac-lane-gone-');
+    const app = createApp({ dist: inject('sharedDist'), stateDir: dir, log: quiet });
+    try {
+      const key = app.keys.create('development', 'gone').secret;
+      const id = app.keys.verify(key)!.id;
+      let left = false;
+      const req = (gone: () => boolean): CoreRequest => ({ method: 'GET', url: '/apis/elements/Fe', header: (n) => (n === 'x-service-key' ? key : undefined), gone });
+      // Every lookup slot taken by work that has not finished.
+      const held = Array.from({ length: DEFAULT_MAX_ACTIVE }, deferred);
+      const holders = held.map((g) => app.admission.run(() => g.promise));
+      const waiting = app.core.handle(req(() => left));
+      for (let i = 0; i < 100 && !app.admission.queued('lookup'); i++) await tick();
+      expect(app.admission.queued('lookup')).toBe(1);
+      left = true;
+      for (const g of held) g.resolve();
+      await Promise.all(holders);
+      expect((await waiting).status).toBe(499);
+      expect(app.quota.used(id)).toBe(0);
+      // One that waits and stays is billed once, when its turn comes.
+      const again = Array.from({ length: DEFAULT_MAX_ACTIVE }, deferred);
+      const holders2 = again.map((g) => app.admission.run(() => g.promise));
+      const stays = app.core.handle(req(() => false));
+      for (let i = 0; i < 100 && !app.admission.queued('lookup'); i++) await tick();
+      for (const g of again) g.resolve();
+      await Promise.all(holders2);
+      expect((await stays).status).toBe(200);
+      expect(app.quota.used(id)).toBe(1);
+    } finally {
+      await app.close();
+      cleanup(dir);
     }
   });
 });

@@ -53,6 +53,10 @@ class Slots {
     return new Promise<boolean>((go) => this.waiting.push({ go, req }));
   }
 
+  get busy() {
+    return this.max > 0 && this.active >= this.max;
+  }
+
   leave() {
     if (this.max <= 0) return;
     for (let w = this.waiting.shift(); w; w = this.waiting.shift()) {
@@ -86,6 +90,10 @@ export class Admission implements Gate {
 
   leave(cost: Cost) {
     if (cost !== 'free') this.lanes[cost].leave();
+  }
+
+  busy(cost: Cost): boolean {
+    return cost !== 'free' && this.lanes[cost].busy;
   }
 
   /** Runs `work` in the lane of `cost` (tests and callers outside the core). */
