@@ -187,7 +187,9 @@ export function createCore(opts: CoreOptions): Core {
     if (t.surface.credentials === SCRIPTURE_CREDENTIALS) search.delete('key');
     if (!match) throw t.surface.notFound(rawPath);
     const { route, params } = match;
-    const rel = await opts.release();
+    // The Node server's release is at hand: no await (a microtask per request) unless the adapter's is a promise.
+    const held = opts.release();
+    const rel = held instanceof Promise ? await held : held;
     if (route.dataset && !rel.datasets.has(route.dataset)) {
       throw new ApiError('dataset_unavailable', `dataset '${route.dataset}' is not in the live release`, {
         dataset: route.dataset, reason: rel.absent[route.dataset] ?? 'not built',
