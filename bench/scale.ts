@@ -16,7 +16,7 @@
  * and the load generator to core 1 with taskset where the machine has two cores or more.
  * Server CPU per request is the utime+stime delta of the server's whole process tree
  * (/proc). BENCH_SECONDS (default 5) per run; BENCH_ONLY=name,name limits targets;
- * BENCH_WORKERS (default 2) sets N.
+ * BENCH_WORKERS (default 2) sets N; BENCH_SIZES limits the responses ("3.4 KB,64 KB br").
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -34,6 +34,8 @@ import { cleanup, quiet, tempDir } from '../test/helpers.ts';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
 const ONLY = process.env.BENCH_ONLY?.split(',');
+/** BENCH_SIZES="3.4 KB,64 KB br" limits the responses measured. */
+const SIZE_ONLY = process.env.BENCH_SIZES?.split(',').map((x) => x.trim());
 const CONNS = (process.env.BENCH_CONNS ?? '32,256').split(',').map(Number);
 const cores = availableParallelism();
 const has = (bin: string) => { try { execFileSync('which', [bin], { stdio: 'ignore' }); return true; } catch { return false; } };
@@ -214,6 +216,7 @@ http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000; d
   const running: { t: (typeof targets)[number]; s: { child: ChildProcess; base: string } }[] = [];
   for (const t of targets) if (!ONLY || ONLY.some((o) => t.name.startsWith(o))) running.push({ t, s: await t.start() });
   for (const [i, size] of SIZES.entries()) {
+    if (SIZE_ONLY && !SIZE_ONLY.includes(size.name)) continue;
     for (const conns of CONNS) {
       for (const { t, s } of running) {
         const headers = t.name.startsWith('almanac') && size.br ? { ...t.headers, 'accept-encoding': 'br' } : t.headers ?? {};

@@ -215,4 +215,29 @@ describe('lanes (issue 38, item 3)', () => {
       cleanup(dir);
     }
   });
+
+  it('issue 41: requests that waited in a full lane are billed together once admitted, not four a turn while holding their slots', async () => {
+    const dir = tempDir('almanac-lane-bill-');
+    let writes = 0;
+    const app = createApp({ dist: inject('sharedDist'), stateDir: dir, log: quiet, quota: { io: { write: (fd, buf, off, len) => (writes++, writeSync(fd, buf, off, len)) } } });
+    try {
+      const key = app.keys.create('development', 'later').secret;
+      const req = (): CoreRequest => ({ method: 'GET', url: '/apis/elements/Fe', header: (n) => (n === 'x-service-key' ? key : undefined), gone: () => false });
+      expect((await app.core.handle(req())).status).toBe(200);
+      const held = Array.from({ length: DEFAULT_MAX_ACTIVE }, deferred);
+      const holders = held.map((g) => app.admission.run(() => g.promise));
+      const waiting = Array.from({ length: 16 }, () => app.core.handle(req()));
+      for (let i = 0; i < 100 && app.admission.queued('lookup') < 16; i++) await tick();
+      expect(app.admission.queued('lookup')).toBe(16);
+      writes = 0;
+      for (const g of held) g.resolve();
+      await Promise.all(holders);
+      expect((await Promise.all(waiting)).map((r) => r.status)).toEqual(Array(16).fill(200));
+      expect(writes).toBe(1); // held through the count's turn: 4 writes of 4
+      expect(app.quota.used(app.keys.verify(key)!.id)).toBe(17);
+    } finally {
+      await app.close();
+      cleanup(dir);
+    }
+  });
 });
