@@ -21,6 +21,12 @@
  * A request whose client has gone while it waited is dropped when its turn comes (its slot
  * passes on), so clients that give up and retry cannot pile work up.
  *
+ * A slot is held only while a request is worked on (issue 41): its key is checked and
+ * counted before it enters its lane (the count waits for the end of the event-loop turn,
+ * which is not work), and a request billed once its answer is known gives the slot back
+ * before that count. One that finds its lane full is only admitted by the limits then
+ * and billed when its turn comes, so one dropped while it waited is never billed.
+ *
  * ALMANAC_MAX_ACTIVE (default 4; 0: no limit in any lane) sizes the lookup lane;
  * ALMANAC_LANES sizes the others (`search=2,range=2`, the defaults) or, `off`, puts every
  * class in one first-come queue of ALMANAC_MAX_ACTIVE, as before issue 38. The queues are

@@ -20,12 +20,11 @@
  * request is refused (StateWriteError → 503 state_unavailable, not billed), and no later
  * line is written until the cut has succeeded, so no line is ever glued onto a torn one.
  */
-import { closeSync, existsSync, fsync, fsyncSync, ftruncateSync, mkdirSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { closeSync, existsSync, fsync, fsyncSync, ftruncateSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { createHash, type Hash } from 'node:crypto';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { writeFileDurable, writeFileDurableAsync } from './atomic.ts';
+import { writeFileDurable } from './atomic.ts';
+import { beginJournal, dropFolded, errCode, probeFolder, writeFold, writeFoldSync, type PendingFold } from './quota-fold.ts';
 import { MARK_FILE, MarkFile, type Mark } from './journal-mark.ts';
 import { monthOf } from './plans.ts';
 import { StateWriteError } from './limits.ts';
@@ -51,8 +50,6 @@ export interface QuotaOptions {
   readOnly?: boolean;
 }
 
-const fsyncAsync = promisify(fsync);
-const errCode = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
 
 export class QuotaStore {
   private snap: Snapshot;
@@ -91,12 +88,8 @@ export class QuotaStore {
     if (l.fold) this.pending = { ...l.fold, oldFd: -1 };
   }
 
-  /**
-   * A compaction that switched to its new journal but whose snapshot is not on disk yet:
-   * the snapshot (JSON, the counts at the switch), the old journal's generation and its
-   * descriptor (still open until the snapshot is written, -1 when found at start).
-   */
-  private pending: { content: string; oldGen: number; oldFd: number } | undefined;
+  /** A compaction whose snapshot is not on disk yet (quota-fold.ts). */
+  private pending: PendingFold | undefined;
   /** The pending snapshot is being written on the thread pool. */
   private folding = false;
 
@@ -229,19 +222,7 @@ export class QuotaStore {
   /** Whether a count could be written now (readiness): a small file is written and removed in the state folder. */
   probe(): string | undefined {
     if (this.torn) return `a torn write is still at the end of ${this.journalPath(this.snap.generation)}`;
-    const file = path.join(this.dir, `.probe-${process.pid}`);
-    try {
-      const fd = openSync(file, 'w');
-      try {
-        writeSync(fd, 'almanac: can the state folder be written?\n');
-      } finally {
-        closeSync(fd);
-        unlinkSync(file);
-      }
-      return undefined;
-    } catch (err) {
-      return `the state folder ${this.dir} cannot be written (${errCode(err)})`;
-    }
+    return probeFolder(this.dir);
   }
 
   private maybeCompact(nowMs: number) {
@@ -264,14 +245,10 @@ export class QuotaStore {
     const old = this.snap.generation;
     const next = old + 1;
     const content = JSON.stringify({ ...this.snap, generation: next, folded: { generation: old, bytes: this.written }, headers: true });
-    const header = journalHeader(next);
-    let fd = -1;
+    let fd: number;
     try {
-      fd = openSync(this.journalPath(next), 'w');
-      if (writeSync(fd, header) !== Buffer.byteLength(header)) throw Object.assign(new Error('short write of the journal header'), { code: 'EIO' });
+      fd = beginJournal(this.dir, next);
     } catch (err) {
-      if (fd >= 0) closeSync(fd);
-      rmSync(this.journalPath(next), { force: true });
       this.compactRetryAt = Date.now() + 60_000;
       this.log(`compaction failed, the journal keeps growing and is retried in 60 s: ${errCode(err)}`);
       return;
@@ -280,6 +257,7 @@ export class QuotaStore {
     this.fd = fd;
     this.snap.generation = next;
     this.snap.headers = true;
+    const header = journalHeader(next);
     this.written = Buffer.byteLength(header);
     this.lines = 0;
     this.hash = createHash('sha256').update(header);
@@ -292,18 +270,12 @@ export class QuotaStore {
     const p = this.pending!;
     const fd = this.fd;
     this.folding = true;
-    void (async () => {
-      // Every line of the old journal, and the new journal's header, on disk before a snapshot claims them.
-      if (p.oldFd >= 0) await fsyncAsync(p.oldFd);
-      await fsyncAsync(fd);
-      await writeFileDurableAsync(snapshotPath(this.dir), p.content);
-    })().then(() => {
+    writeFold(this.dir, p, fd).then(() => {
       this.folding = false;
       if (this.closeAfterFold(p, fd)) return;
       this.pending = undefined;
-      if (p.oldFd >= 0) closeSync(p.oldFd);
       this.dirty = true; // the next periodic fsync records the new journal's checkpoint
-      rm(this.journalPath(p.oldGen), { force: true }).catch((err) => this.log(`cannot remove the folded journal ${this.journalPath(p.oldGen)}: ${errCode(err)}`));
+      dropFolded(this.dir, p, this.log);
     }, (err) => {
       this.folding = false;
       if (this.closeAfterFold(p, fd)) return;
@@ -322,21 +294,8 @@ export class QuotaStore {
 
   /** Writes the pending snapshot on this thread (at start, and before a compaction on this thread). */
   private finishPendingSync() {
-    const p = this.pending!;
-    if (p.oldFd >= 0) fsyncSync(p.oldFd);
-    else {
-      const old = openSync(this.journalPath(p.oldGen), 'r'); // found at start: on disk before the snapshot claims it
-      try {
-        fsyncSync(old);
-      } finally {
-        closeSync(old);
-      }
-    }
-    if (this.fd >= 0) fsyncSync(this.fd);
-    writeFileDurable(snapshotPath(this.dir), p.content);
+    writeFoldSync(this.dir, this.pending!, this.fd);
     this.pending = undefined;
-    if (p.oldFd >= 0) closeSync(p.oldFd);
-    rmSync(this.journalPath(p.oldGen), { force: true });
   }
 
   compact() {
