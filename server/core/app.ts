@@ -10,29 +10,30 @@
  * or billing rule exists twice.
  */
 import type { DatasetInfo } from '../../pipeline/shards.ts';
-import type { DatasetSource } from '../../sources/contract.ts';
 import { datasetRoutes, ROUTES, type Cost, type Route } from '../api/routes.ts';
 import { frontDoorHtml, prefersHtml } from '../api/front-door.ts';
-import { costOf, gone, type Gate } from './gate.ts';
+import { costOf, gone } from './gate.ts';
+import type { After, Core, CoreOptions } from './options.ts';
 import { dataAge, staleSignature, type Usage } from '../api/handlers.ts';
 import { downloadResponse } from '../api/downloads.ts';
 import { docsPath, docsResponse } from '../api/docs.ts';
 import { policyHeaders, type ResponseKind } from '../http/cache-policy.ts';
-import { Encoded, formsBytes, type Coding, type Forms } from '../http/encoding.ts';
+import { Encoded, formsBytes, type Forms } from '../http/encoding.ts';
 import { ApiError } from '../http/errors.ts';
 import { parseQuery } from '../http/query.ts';
 import type { CoreRequest, CoreResponse, HeaderList } from '../http/request.ts';
 import { PREFLIGHT_HEADERS, errorResponse, hashOf, releaseFile, representation, select, wantedCoding, type Representable } from '../http/respond.ts';
 import { Lru } from '../release/lru.ts';
-import type { Release } from '../release/release.ts';
 import { callerOf, type Caller } from '../state/accounts.ts';
 import type { ChargeMode } from '../state/limits.ts';
 import { SCRIPTURE_CREDENTIALS, credentialOf } from './credentials.ts';
-import type { Metered, StateStore } from './state.ts';
+import type { Metered } from './state.ts';
 import { PUBLIC, SCRIPTURE, SURFACES, platformSurface, type Surface } from './surfaces.ts';
 
 /** Vary of the front door, which answers JSON or HTML by Accept. */
 const FRONT_VARY = policyHeaders('front')[3];
+export type { After, Core, CoreOptions, SharedBodies } from './options.ts';
+
 /** The request id that begins every log line about a request (the same as its X-Request-Id and access log line). */
 const about = (req: CoreRequest) => (req.id ? `request ${req.id}: ` : '');
 
@@ -43,39 +44,6 @@ export const OPEN_KEY: Caller = { id: 'open', hash: '', plan: 'development', sta
 export function kindOf(route: Route, info: DatasetInfo | undefined): ResponseKind {
   return route.policy ?? (route.auth === false ? 'document' : info?.live ? 'live' : 'reference');
 }
-
-/**
- * A second, shared cache of composed bodies (the edge: the Cache API of its location),
- * keyed by the same key as the core's own (release id, staleness, path and query — never
- * a credential) plus the coding the client wants. Only 200s of cacheable routes go in.
- */
-export interface SharedBodies {
-  get(key: string, coding: Coding): Promise<{ body: Buffer; coding: Coding; hash: string } | undefined>;
-  put(key: string, coding: Coding, entry: { body: Buffer | string; coding: Coding; hash: string }): Promise<void>;
-}
-
-export interface CoreOptions {
-  /** The live release (the adapter keeps it current: a switch of `current` takes effect from the next request). */
-  release: () => Release | Promise<Release>;
-  state: StateStore;
-  /** Where unexpected faults are reported (never with credentials). */
-  log: (msg: string) => void;
-  /** No keys and no counting (`serve --open`): every request acts as OPEN_KEY. */
-  open?: boolean;
-  /** Test-only datasets served beside the real ones (their routes are added to /apis). */
-  extraSources?: DatasetSource<any>[];
-  /** Budget of the in-memory cache of composed bodies (default 64 MiB). */
-  responseCacheBytes?: number;
-  shared?: SharedBodies;
-  /** Admission by cost class (the Node server's lanes, node/admission.ts); none: every request starts at once. */
-  gate?: Gate;
-  /** Why the server is not ready for traffic (/readyz: draining, warming, state not writable); none: always ready. */
-  ready?: () => string[];
-}
-
-
-/** Work a response leaves behind (a shared-cache write): the edge hands it to waitUntil; Node lets it run. */
-export type After = (p: Promise<unknown>) => void;
 
 /** One request's state between the steps. */
 interface Turn {
@@ -92,12 +60,6 @@ interface Turn {
   usage?: Usage;
   /** The lane slot it holds ('free': none). */
   admitted: Cost;
-}
-
-export interface Core {
-  handle(req: CoreRequest, after?: After): Promise<CoreResponse>;
-  /** The envelope for an error found before the core (the Node adapter's transport checks). */
-  error(req: CoreRequest, err: ApiError): CoreResponse;
 }
 
 export function createCore(opts: CoreOptions): Core {
