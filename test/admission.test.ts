@@ -12,6 +12,13 @@ import { writeSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
 import { Admission, DEFAULT_MAX_ACTIVE, laneSizes, maxActive } from '../server/node/admission.ts';
 import type { CoreRequest } from '../server/http/request.ts';
+import { createCore } from '../server/core/app.ts';
+import { localState, type Metered } from '../server/core/state.ts';
+import { fsRelease } from '../server/release/fs-reader.ts';
+import { KeyStore } from '../server/state/keys.ts';
+import { Limits, TurnBatcher } from '../server/state/limits.ts';
+import { QuotaStore } from '../server/state/quota.ts';
+import { reviewsIn } from '../server/state/reviews.ts';
 import { createApp } from '../server/node/server.ts';
 import { cleanup, quiet, startServer, tempDir } from './helpers.ts';
 
@@ -20,7 +27,8 @@ const deferred = () => {
   const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
   return { promise, resolve, reject };
 };
-const tick = () => new Promise((r) => setImmediate(r));
+// Two turns: a slot passes to the next waiter on the next turn of the event loop (issue 41).
+const tick = () => new Promise((r) => setImmediate(() => setImmediate(r)));
 
 describe('admission', () => {
   it('runs at most max at once, the others in arrival order as slots free; a failure frees its slot', async () => {
@@ -216,27 +224,33 @@ describe('lanes (issue 38, item 3)', () => {
     }
   });
 
-  it('issue 41: requests that waited in a full lane are billed together once admitted, not four a turn while holding their slots', async () => {
+  it('issue 41: a request billed once its answer is known gives its lane slot back before it waits for the count', async () => {
     const dir = tempDir('almanac-lane-bill-');
-    let writes = 0;
-    const app = createApp({ dist: inject('sharedDist'), stateDir: dir, log: quiet, quota: { io: { write: (fd, buf, off, len) => (writes++, writeSync(fd, buf, off, len)) } } });
+    const quota = new QuotaStore(dir, { log: quiet });
+    quota.open();
     try {
-      const key = app.keys.create('development', 'later').secret;
-      const req = (): CoreRequest => ({ method: 'GET', url: '/apis/elements/Fe', header: (n) => (n === 'x-service-key' ? key : undefined), gone: () => false });
-      expect((await app.core.handle(req())).status).toBe(200);
-      const held = Array.from({ length: DEFAULT_MAX_ACTIVE }, deferred);
-      const holders = held.map((g) => app.admission.run(() => g.promise));
-      const waiting = Array.from({ length: 16 }, () => app.core.handle(req()));
-      for (let i = 0; i < 100 && app.admission.queued('lookup') < 16; i++) await tick();
-      expect(app.admission.queued('lookup')).toBe(16);
-      writes = 0;
-      for (const g of held) g.resolve();
-      await Promise.all(holders);
-      expect((await Promise.all(waiting)).map((r) => r.status)).toEqual(Array(16).fill(200));
-      expect(writes).toBe(1); // held through the count's turn: 4 writes of 4
-      expect(app.quota.used(app.keys.verify(key)!.id)).toBe(17);
+      const keys = new KeyStore(dir, quiet);
+      const key = keys.create('development', 'later').secret;
+      const limits = new Limits(quota);
+      const local = localState(keys, new TurnBatcher((k, n) => limits.chargeMany(k, n)), () => reviewsIn(dir));
+      const gate = new Admission(1);
+      const slotHeldAtBill: boolean[] = [];
+      const state = { ...local, bill: (k: Metered, n: number) => (slotHeldAtBill.push(gate.busy('lookup')), local.bill(k, n)) };
+      const release = fsRelease(inject('sharedDist'));
+      const core = createCore({ release: () => release, state, log: quiet, gate });
+      const req = (url: string): CoreRequest => ({ method: 'GET', url, header: (n) => (n === 'x-service-key' ? key : undefined), gone: () => false });
+      const g = deferred();
+      const holder = gate.run(() => g.promise);
+      const waiting = core.handle(req('/apis/elements/He')); // finds the lane full: admitted, billed when its turn comes
+      for (let i = 0; i < 100 && !gate.queued('lookup'); i++) await tick();
+      expect(gate.queued('lookup')).toBe(1);
+      g.resolve();
+      await holder;
+      expect((await waiting).status).toBe(200);
+      expect(slotHeldAtBill).toEqual([false]); // held through the count's turn, a full lane fed itself
+      expect(quota.used(keys.verify(key)!.id)).toBe(1);
     } finally {
-      await app.close();
+      quota.close();
       cleanup(dir);
     }
   });

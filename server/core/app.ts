@@ -58,7 +58,8 @@ interface Turn {
   billKey?: Metered;
   key?: Caller;
   usage?: Usage;
-  /** The lane slot it holds ('free': none). */
+  /** Its cost class, and the lane slot it holds ('free': none). */
+  cost: Cost;
   admitted: Cost;
 }
 
@@ -95,7 +96,7 @@ export function createCore(opts: CoreOptions): Core {
     const rawPath = qi === -1 ? url : url.slice(0, qi);
     const search = new URLSearchParams(qi === -1 ? undefined : url.slice(qi + 1));
     const surface = surfaces.find((s) => s.owns(rawPath)) ?? PUBLIC;
-    return { req, rawPath, search, surface, match: surface.router.match(rawPath), limitHeaders: [], admitted: 'free' };
+    return { req, rawPath, search, surface, match: surface.router.match(rawPath), limitHeaders: [], cost: 'free', admitted: 'free' };
   }
 
   /** authenticate: the key the request carries, checked against the keys (before revealing whether a path exists). */
@@ -178,6 +179,8 @@ export function createCore(opts: CoreOptions): Core {
     let fresh: Encoded | undefined;
     /** Not response-cached, but named by the handler's own ETag: its compressed forms are kept by ETag. */
     let etagged = false;
+    // A body at hand is no work: only composing one waits for a slot of the request's lane.
+    if (!body && !(await enterLane(t, t.cost))) return gone();
     if (!body) {
       const query = parseQuery(search, route.query);
       const reviews = () => state.reviews();
@@ -196,14 +199,17 @@ export function createCore(opts: CoreOptions): Core {
       }
     }
     const sel = select(req, body);
+    const size = body instanceof Encoded ? body.bytes : 0;
     if (!sel.notModified && t.billKey) {
-      // Waiting for the count is not work: the slot goes to the next request first. Held
-      // through the count's turn, slots made a lane of 4 count 4 requests a turn, and a
-      // full lane fed itself (every later request billed later too): 0.3-0.6 s maxima at 256 connections.
+      // Compressed inside the lane, then the slot goes on: waiting for the count is not work
+      // (held through it, a full lane fed itself: 0.3-0.6 s maxima at 256 connections).
+      if (body instanceof Encoded) {
+        const form = body.get(sel.coding);
+        if (form instanceof Promise) await form;
+      }
       leaveLane(t);
       await bill(t);
     }
-    const size = body instanceof Encoded ? body.bytes : 0;
     for (let i = 0; i < t.limitHeaders.length; i++) headers.push(t.limitHeaders[i]);
     const got = representation(req, body, sel, headers);
     const sent = got instanceof Promise ? await got : got;
@@ -241,6 +247,15 @@ export function createCore(opts: CoreOptions): Core {
 
   const runAfter: After = (p) => void p.catch((err) => log(`after a response: ${(err as Error).message}`));
 
+  /** Waits for a slot of the lane of `cost` (none for `free`, or without a gate); false: the client left meanwhile. */
+  async function enterLane(t: Turn, cost: Cost): Promise<boolean> {
+    if (cost === 'free' || !opts.gate) return true;
+    const wait = opts.gate.enter(cost, t.req);
+    if (wait && !(await wait)) return false;
+    t.admitted = cost;
+    return true;
+  }
+
   /** Gives the request's lane slot back (once). */
   function leaveLane(t: Turn) {
     if (t.admitted === 'free') return;
@@ -262,25 +277,18 @@ export function createCore(opts: CoreOptions): Core {
       // The front door for a browser: the same links as an HTML page (api/front-door.ts).
       const front = !docs && t.rawPath === '/' && prefersHtml(req);
       if (docs || front) {
-        if (gate) {
-          const wait = gate.enter(cost, req);
-          if (wait && !(await wait)) return gone();
-          t.admitted = cost;
-        }
+        if (!(await enterLane(t, cost))) return gone();
         return docs ? await docsResponse(req, await opts.release(), docs) : frontDoorHtml(req, (await opts.release()).id, FRONT_VARY);
       }
-      // The key and its count come before the lane (issue 41): the count waits for the end of
-      // the event-loop turn, and a slot held through that wait let a lane of 4 lookups batch
-      // at most 4 requests a turn (one journal write, one access log write, one setImmediate
-      // per 4 requests: +12 µs of CPU per cached lookup). When the lane is full, the request
-      // is only admitted now and billed once its turn comes (as a conditional request is),
-      // so one whose client leaves while it waits is never billed.
+      // The key and its count come before the lane (issue 41), which resolve() enters only
+      // when there is work: the count waits for the end of the event-loop turn, and a slot
+      // held through that wait let a lane of 4 lookups batch at most 4 requests a turn (one
+      // journal write, one access log write, one setImmediate per 4 requests: +12 µs of CPU
+      // per cached lookup). When the lane is full, the request is only admitted now and
+      // billed once its turn comes (as a conditional request is), so one whose client
+      // leaves while it waits is never billed.
+      t.cost = cost;
       await limit(t, await authenticate(t), gate?.busy?.(cost) ?? false);
-      if (gate) {
-        const wait = gate.enter(cost, req);
-        if (wait && !(await wait)) return gone();
-        t.admitted = cost;
-      }
       return await resolve(t, after);
     } catch (thrown) {
       return failed(t, req, thrown);

@@ -70,7 +70,10 @@ class Slots {
         w.go(false); // its client left: the slot stays free for the next
         continue;
       }
-      return w.go(true); // the slot passes on: `active` is unchanged
+      // The slot passes on (`active` is unchanged), on the next turn of the event loop: a
+      // microtask would run the next search or range in this same turn, one after another
+      // with nothing else answered in between (/healthz p99 0.3-0.5 s in the first seconds).
+      return void setImmediate(w.go, true);
     }
     this.active--;
   }
