@@ -35,6 +35,8 @@ function osUser(): string {
 export interface KeyStoreOptions {
   /** The clock of transitions and access checks (tests move it). */
   now?: () => number;
+  /** Milliseconds between two checks of keys.json by a running server (default 1000; 0: once per event-loop turn, for tests of CLI flows). */
+  checkMs?: number;
   /**
    * The document is held elsewhere (Redis, state/redis-state.ts): never read keys.json;
    * `adopt` sets the copy in memory and `run` applies a transition to it and leaves the
@@ -76,6 +78,7 @@ export class KeyStore {
     this.lockFile = path.join(dir, 'keys.lock');
     this.auditFile = path.join(dir, 'audit.log');
     this.now = opts.now ?? Date.now;
+    this.checkMs = opts.checkMs ?? KeyStore.CHECK_MS;
     this.external = !!opts.external;
     if (this.external) return;
     // At startup a bad file is fatal (the error names it); later it is reported and skipped.
@@ -131,10 +134,12 @@ export class KeyStore {
   reloadEachSecond() {
     if (this.checkedRecently) return;
     this.checkedRecently = true;
-    setTimeout(this.endWait, KeyStore.CHECK_MS).unref();
+    if (this.checkMs > 0) setTimeout(this.endWait, this.checkMs).unref();
+    else setImmediate(this.endWait);
     this.reload();
   }
-  static CHECK_MS = 1000;
+  static readonly CHECK_MS = 1000;
+  private readonly checkMs: number;
 
   /** External mode: serve this document from now on (a revoke in it applies to the next request). */
   adopt(doc: KeyDoc) {
