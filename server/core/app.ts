@@ -246,7 +246,6 @@ export function createCore(opts: CoreOptions): Core {
   }
 
   const runAfter: After = (p) => void p.catch((err) => log(`after a response: ${(err as Error).message}`));
-
   /** Waits for a slot of the lane of `cost` (none for `free`, or without a gate); false: the client left meanwhile. */
   async function enterLane(t: Turn, cost: Cost): Promise<boolean> {
     if (cost === 'free' || !opts.gate) return true;
