@@ -3,24 +3,26 @@
  * (issue 14). Targets, each serving the same bytes:
  *   nginx      the almanac response saved as a file, Debian's nginx with its own config
  *              in a temp folder (skipped with a message if nginx is absent);
- *   node:http  a bare server answering that buffer (the floor of this stack);
+ *   node:http  a bare server answering that buffer with the headers almanac sent (the floor
+ *              of this stack: almanac's exact bytes and headers, issue 41);
  *   sirv       that file through sirv;
- *   almanac    the full path (key, burst, durable count, record) with 1 and N workers.
+ *   almanac    the full path (key, burst, durable count, record) with 1 and N workers, and
+ *              1 process with its access log off.
  * Responses: ~3.4 KB (`/apis/elements/Fe`, the issue's probe) and ~64 KB
  * (`/apis/elements?limit=33`), identity and br (almanac asked with `Accept-Encoding: br`;
  * the static targets serve almanac's br bytes as a file, so every target sends the same
- * bytes), at 64 and 256 connections. The load
+ * bytes), at 32 and 256 connections (BENCH_CONNS). The load
  * generator is wrk (falls back to autocannon); single-process servers are pinned to core 0
  * and the load generator to core 1 with taskset where the machine has two cores or more.
  * Server CPU per request is the utime+stime delta of the server's whole process tree
  * (/proc). BENCH_SECONDS (default 5) per run; BENCH_ONLY=name,name limits targets;
- * BENCH_WORKERS (default 2) sets N.
+ * BENCH_WORKERS (default 2) sets N; BENCH_SIZES limits the responses ("3.4 KB,64 KB br").
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { build } from '../server/cli/build.ts';
@@ -32,7 +34,9 @@ import { cleanup, quiet, tempDir } from '../test/helpers.ts';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
 const ONLY = process.env.BENCH_ONLY?.split(',');
-const CONNS = (process.env.BENCH_CONNS ?? '64,256').split(',').map(Number);
+/** BENCH_SIZES="3.4 KB,64 KB br" limits the responses measured. */
+const SIZE_ONLY = process.env.BENCH_SIZES?.split(',').map((x) => x.trim());
+const CONNS = (process.env.BENCH_CONNS ?? '32,256').split(',').map(Number);
 const cores = availableParallelism();
 const has = (bin: string) => { try { execFileSync('which', [bin], { stdio: 'ignore' }); return true; } catch { return false; } };
 const PIN = cores >= 2 && has('taskset');
@@ -125,14 +129,14 @@ const kill = (c: ChildProcess) => new Promise((r) => { if (c.exitCode !== null |
 
 /** Each almanac target gets its own copy of the state folder: they run at once, and a state folder has one server. */
 let stateCopies = 0;
-async function almanac(workers: number) {
+async function almanac(workers: number, env: Record<string, string> = {}) {
   const own = path.join(work, `state-${stateCopies++}`);
   cpSync(state, own, { recursive: true });
   // The compiled server, as `npm run serve` runs it (no tsx loader in the measured process).
   const args = ['lib/server/cli/serve.js', ...(workers > 1 ? ['--workers', String(workers)] : [])];
   // One process: pinned to core 0 like the other single-process servers. N workers use every core.
   const [cmd, a] = workers > 1 ? [process.execPath, args] : pinned('0', process.execPath, args);
-  const child = spawn(cmd, a, { cwd: PROJECT_ROOT, env: { ...process.env, ALMANAC_DIST: dist, ALMANAC_STATE_DIR: own, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd, a, { cwd: PROJECT_ROOT, env: { ...process.env, ALMANAC_DIST: dist, ALMANAC_STATE_DIR: own, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   const port = await started(child, /on http:\/\/[\d.]+:(\d+)/);
   return { child, base: `http://127.0.0.1:${port}` };
@@ -142,20 +146,27 @@ const SIZES = [
   { name: '3.4 KB', path: '/apis/elements/Fe', br: false }, { name: '64 KB', path: '/apis/elements?limit=33', br: false },
   { name: '3.4 KB br', path: '/apis/elements/Fe', br: true }, { name: '64 KB br', path: '/apis/elements?limit=33', br: true },
 ];
-/** A response's bytes as sent (fetch would decompress br). */
-const raw = (url: string, headers: Record<string, string>) => new Promise<Buffer>((resolve, reject) => {
+/** Headers node:http writes itself on every response (the floor's node adds them as almanac's does). */
+const OWN = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+/** A response's bytes as sent (fetch would decompress br), and its headers as a flat list in the order sent. */
+const raw = (url: string, headers: Record<string, string>) => new Promise<{ body: Buffer; headers: string[] }>((resolve, reject) => {
   httpGet(url, { headers }, (res) => {
     const parts: Buffer[] = [];
-    res.on('data', (c: Buffer) => parts.push(c)).on('end', () => resolve(Buffer.concat(parts))).on('error', reject);
+    const sent = res.rawHeaders.flatMap((v, i, a) => (i % 2 === 0 && !OWN.has(v.toLowerCase()) ? [v, a[i + 1]] : []));
+    res.on('data', (c: Buffer) => parts.push(c)).on('end', () => resolve({ body: Buffer.concat(parts), headers: sent })).on('error', reject);
   }).on('error', reject);
 });
-const rows: { target: string; size: string; conns: number; r: Result }[] = [];
+const rows: { target: string; size: string; conns: number; r: Result; load: number }[] = [];
 try {
   // The bytes every target serves: almanac's own responses.
   const probe = await almanac(1);
   const files = path.join(work, 'www');
   mkdirSync(files);
-  for (const [i, s] of SIZES.entries()) writeFileSync(path.join(files, `r${i}.json`), await raw(probe.base + s.path, s.br ? { ...auth, 'accept-encoding': 'br' } : auth));
+  for (const [i, s] of SIZES.entries()) {
+    const r = await raw(probe.base + s.path, s.br ? { ...auth, 'accept-encoding': 'br' } : auth);
+    writeFileSync(path.join(files, `r${i}.json`), r.body);
+    writeFileSync(path.join(files, `r${i}.headers.json`), JSON.stringify(r.headers));
+  }
   await kill(probe.child);
 
   const targets: { name: string; start: () => Promise<{ child: ChildProcess; base: string }>; path: (i: number) => string; headers?: Record<string, string> }[] = [];
@@ -194,6 +205,8 @@ http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000; d
     { name: 'node:http', path: (i) => `/r${i}`, start: async () => nodeTarget(['floor', files]) },
     { name: 'sirv', path: (i) => `/r${i}.json`, start: async () => nodeTarget(['sirv', files]) },
     { name: 'almanac 1 process', path: (i) => SIZES[i].path, headers: auth, start: () => almanac(1) },
+    // The access log is on by default; off, it must cost nothing (issue 41).
+    { name: 'almanac 1 process, access log off', path: (i) => SIZES[i].path, headers: auth, start: () => almanac(1, { ALMANAC_ACCESS_LOG: 'off' }) },
     { name: `almanac ${WORKERS} workers`, path: (i) => SIZES[i].path, headers: auth, start: () => almanac(WORKERS) },
   );
   // Every target runs at once (idle but for its turn), and each response size and
@@ -203,11 +216,12 @@ http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000; d
   const running: { t: (typeof targets)[number]; s: { child: ChildProcess; base: string } }[] = [];
   for (const t of targets) if (!ONLY || ONLY.some((o) => t.name.startsWith(o))) running.push({ t, s: await t.start() });
   for (const [i, size] of SIZES.entries()) {
+    if (SIZE_ONLY && !SIZE_ONLY.includes(size.name)) continue;
     for (const conns of CONNS) {
       for (const { t, s } of running) {
         const headers = t.name.startsWith('almanac') && size.br ? { ...t.headers, 'accept-encoding': 'br' } : t.headers ?? {};
         const r = await load(s.base + t.path(i), headers, conns, SECONDS, s.child.pid!, luaFile);
-        rows.push({ target: t.name, size: size.name, conns, r });
+        rows.push({ target: t.name, size: size.name, conns, r, load: loadavg()[0] });
         console.error(`${t.name} ${size.name} c=${conns}: ${r.rps.toFixed(0)} req/s, ${r.cpuUs.toFixed(1)} µs CPU/req, p99 ${r.p99.toFixed(2)} ms, max ${r.max.toFixed(1)} ms${r.errors ? `, ${r.errors} errors` : ''}`);
       }
     }
@@ -238,18 +252,27 @@ async function nodeTarget(args: string[]) {
 
 const find = (target: string, size: string, conns: number) => rows.find((x) => x.target.startsWith(target) && x.size === size && x.conns === conns)?.r;
 console.log(`\n${SECONDS} s per run, node ${process.version}, ${cores} cores, load generator ${WRK ? 'wrk' : 'autocannon'}${PIN ? ', single-process servers on core 0 and the load generator on core 1 (taskset)' : ''}; br rows: the same responses brotli-encoded`);
-console.log('| target | response | conns | req/s | p50 ms | p99 ms | p99.9 ms | max ms | server CPU µs/req | per-CPU vs nginx | per-CPU vs node:http |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('| target | response | conns | req/s | p50 ms | p99 ms | p99.9 ms | max ms | server CPU µs/req | per-CPU vs nginx | per-CPU vs node:http | load (1 min) |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 const order = (x: (typeof rows)[number]) => [...new Set(rows.map((y) => y.target))].indexOf(x.target);
 rows.sort((a, b) => order(a) - order(b)); // stable: within a target, sizes and connections in run order
-for (const { target, size, conns, r } of rows) {
+for (const { target, size, conns, r, load: l } of rows) {
   const ng = find('nginx', size, conns);
   const fl = find('node:http', size, conns);
   // Per core: requests per CPU-second, i.e. the inverse of CPU per request.
   const vs = (b?: Result) => (b ? `${(b.cpuUs / r.cpuUs).toFixed(2)}×` : '–');
-  console.log(`| ${target} | ${size} | ${conns} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.p999.toFixed(2)} | ${r.max.toFixed(1)} | ${r.cpuUs.toFixed(1)} | ${vs(ng)} | ${vs(fl)} |${r.errors ? ` ${r.errors} errors` : ''}`);
+  console.log(`| ${target} | ${size} | ${conns} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.p999.toFixed(2)} | ${r.max.toFixed(1)} | ${r.cpuUs.toFixed(1)} | ${vs(ng)} | ${vs(fl)} | ${l.toFixed(1)} |${r.errors ? ` ${r.errors} errors` : ''}`);
 }
-const one = find('almanac 1', '3.4 KB', 64);
-const many = find(`almanac ${WORKERS}`, '3.4 KB', 64);
+const one = find('almanac 1', '3.4 KB', CONNS[0]);
+const many = find(`almanac ${WORKERS}`, '3.4 KB', CONNS[0]);
 for (const { target, size, conns, r } of rows) if (target.includes('workers') && r.rootUs !== undefined) console.log(`${target} ${size} c=${conns}: the primary (counting for the workers over IPC) used ${r.rootUs.toFixed(1)} µs CPU/request of the ${r.cpuUs.toFixed(1)}`);
-if (one && many) console.log(`\n${WORKERS} workers vs 1 process (3.4 KB, 64 connections): ${(many.rps / one.rps).toFixed(2)}× req/s, ${(one.cpuUs / many.cpuUs).toFixed(2)}× requests per CPU-second`);
+for (const target of ['almanac 1 process', 'almanac 1 process, access log off']) {
+  const ratios = SIZES.map((s) => {
+    const a = rows.find((x) => x.target === target && x.size === s.name && x.conns === CONNS[0])?.r, f = find('node:http', s.name, CONNS[0]);
+    return a && f ? { size: s.name, ratio: f.cpuUs / a.cpuUs } : undefined;
+  }).filter((x) => x !== undefined);
+  if (!ratios.length) continue;
+  const worst = Math.min(...ratios.map((r) => r.ratio));
+  console.log(`\n${target} per CPU vs the node:http floor at ${CONNS[0]} connections: ${ratios.map((r) => `${r.size} ${r.ratio.toFixed(2)}×`).join(', ')}; worst ${worst.toFixed(2)}× (issue 41's target: ≥ 0.9× in all four)`);
+}
+if (one && many) console.log(`\n${WORKERS} workers vs 1 process (3.4 KB, ${CONNS[0]} connections): ${(many.rps / one.rps).toFixed(2)}× req/s, ${(one.cpuUs / many.cpuUs).toFixed(2)}× requests per CPU-second`);

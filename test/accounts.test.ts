@@ -186,7 +186,8 @@ describe('over HTTP, both surfaces (the done-when flow, a movable clock)', () =>
   let d: string;
   beforeAll(async () => {
     d = dir();
-    app = createApp({ dist: inject('sharedDist'), stateDir: d, log: quiet, now: () => clock.t });
+    // Each step's CLI change is seen by the next request: keys.json checked every turn, not every second.
+    app = createApp({ dist: inject('sharedDist'), stateDir: d, log: quiet, now: () => clock.t, keysCheckMs: 0 });
     await new Promise<void>((r) => app.server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   });

@@ -4,19 +4,31 @@
  * means no limit; ALMANAC_MAX_ACTIVE is checked. Issue 38 item 3: a lane per cost class, so
  * a lookup waits only for lookups (unit and over HTTP; `npm run bench:lanes` measures it
  * under 40 clients of cold study ranges), and a request whose client left is dropped.
+ * Issue 41: a slot is not held while the request waits for its turn's count, so a full
+ * lookup lane no longer splits a turn's requests into journal writes of four.
  * (What the limit does to the first seconds after a start: `npm run bench:traffic`.)
  */
+import { writeSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
 import { Admission, DEFAULT_MAX_ACTIVE, laneSizes, maxActive } from '../server/node/admission.ts';
 import type { CoreRequest } from '../server/http/request.ts';
-import { startServer } from './helpers.ts';
+import { createCore } from '../server/core/app.ts';
+import { localState, type Metered } from '../server/core/state.ts';
+import { fsRelease } from '../server/release/fs-reader.ts';
+import { KeyStore } from '../server/state/keys.ts';
+import { Limits, TurnBatcher } from '../server/state/limits.ts';
+import { QuotaStore } from '../server/state/quota.ts';
+import { reviewsIn } from '../server/state/reviews.ts';
+import { createApp } from '../server/node/server.ts';
+import { cleanup, quiet, startServer, tempDir } from './helpers.ts';
 
 const deferred = () => {
   let resolve!: () => void, reject!: (e: Error) => void;
   const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
   return { promise, resolve, reject };
 };
-const tick = () => new Promise((r) => setImmediate(r));
+// Two turns: a slot passes to the next waiter on the next turn of the event loop (issue 41).
+const tick = () => new Promise((r) => setImmediate(() => setImmediate(r)));
 
 describe('admission', () => {
   it('runs at most max at once, the others in arrival order as slots free; a failure frees its slot', async () => {
@@ -156,6 +168,90 @@ describe('lanes (issue 38, item 3)', () => {
       expect(await Promise.all(ranges)).toEqual(Array(10).fill(200));
     } finally {
       await srv.close();
+    }
+  });
+
+  it('issue 41: 32 keyed lookups read in one turn are counted with one journal write, not one per lane-full of 4', async () => {
+    const dir = tempDir('almanac-lane-batch-');
+    let writes = 0;
+    const app = createApp({ dist: inject('sharedDist'), stateDir: dir, log: quiet, quota: { io: { write: (fd, buf, off, len) => (writes++, writeSync(fd, buf, off, len)) } } });
+    try {
+      const key = app.keys.create('development', 'batch').secret;
+      const req = (): CoreRequest => ({ method: 'GET', url: '/apis/elements/Fe', header: (n) => (n === 'x-service-key' ? key : undefined), gone: () => false });
+      expect((await app.core.handle(req())).status).toBe(200); // the body is composed and cached
+      writes = 0;
+      const out = await Promise.all(Array.from({ length: 32 }, () => app.core.handle(req())));
+      expect(out.map((r) => r.status)).toEqual(Array(32).fill(200));
+      expect(writes).toBe(1);
+      expect(app.quota.used(app.keys.verify(key)!.id)).toBe(33);
+    } finally {
+      await app.close();
+      cleanup(dir);
+    }
+  });
+
+  it('issue 41: a request that found its lane full and whose client left while it waited is answered nothing and not billed', async () => {
+    const dir = tempDir('almanac-lane-gone-');
+    const app = createApp({ dist: inject('sharedDist'), stateDir: dir, log: quiet });
+    try {
+      const key = app.keys.create('development', 'gone').secret;
+      const id = app.keys.verify(key)!.id;
+      let left = false;
+      const req = (gone: () => boolean): CoreRequest => ({ method: 'GET', url: '/apis/elements/Fe', header: (n) => (n === 'x-service-key' ? key : undefined), gone });
+      // Every lookup slot taken by work that has not finished.
+      const held = Array.from({ length: DEFAULT_MAX_ACTIVE }, deferred);
+      const holders = held.map((g) => app.admission.run(() => g.promise));
+      const waiting = app.core.handle(req(() => left));
+      for (let i = 0; i < 100 && !app.admission.queued('lookup'); i++) await tick();
+      expect(app.admission.queued('lookup')).toBe(1);
+      left = true;
+      for (const g of held) g.resolve();
+      await Promise.all(holders);
+      expect((await waiting).status).toBe(499);
+      expect(app.quota.used(id)).toBe(0);
+      // One that waits and stays is billed once, when its turn comes.
+      const again = Array.from({ length: DEFAULT_MAX_ACTIVE }, deferred);
+      const holders2 = again.map((g) => app.admission.run(() => g.promise));
+      const stays = app.core.handle(req(() => false));
+      for (let i = 0; i < 100 && !app.admission.queued('lookup'); i++) await tick();
+      for (const g of again) g.resolve();
+      await Promise.all(holders2);
+      expect((await stays).status).toBe(200);
+      expect(app.quota.used(id)).toBe(1);
+    } finally {
+      await app.close();
+      cleanup(dir);
+    }
+  });
+
+  it('issue 41: a request billed once its answer is known gives its lane slot back before it waits for the count', async () => {
+    const dir = tempDir('almanac-lane-bill-');
+    const quota = new QuotaStore(dir, { log: quiet });
+    quota.open();
+    try {
+      const keys = new KeyStore(dir, quiet);
+      const key = keys.create('development', 'later').secret;
+      const limits = new Limits(quota);
+      const local = localState(keys, new TurnBatcher((k, n) => limits.chargeMany(k, n)), () => reviewsIn(dir));
+      const gate = new Admission(1);
+      const slotHeldAtBill: boolean[] = [];
+      const state = { ...local, bill: (k: Metered, n: number) => (slotHeldAtBill.push(gate.busy('lookup')), local.bill(k, n)) };
+      const release = fsRelease(inject('sharedDist'));
+      const core = createCore({ release: () => release, state, log: quiet, gate });
+      const req = (url: string): CoreRequest => ({ method: 'GET', url, header: (n) => (n === 'x-service-key' ? key : undefined), gone: () => false });
+      const g = deferred();
+      const holder = gate.run(() => g.promise);
+      const waiting = core.handle(req('/apis/elements/He')); // finds the lane full: admitted, billed when its turn comes
+      for (let i = 0; i < 100 && !gate.queued('lookup'); i++) await tick();
+      expect(gate.queued('lookup')).toBe(1);
+      g.resolve();
+      await holder;
+      expect((await waiting).status).toBe(200);
+      expect(slotHeldAtBill).toEqual([false]); // held through the count's turn, a full lane fed itself
+      expect(quota.used(keys.verify(key)!.id)).toBe(1);
+    } finally {
+      quota.close();
+      cleanup(dir);
     }
   });
 });

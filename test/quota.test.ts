@@ -41,11 +41,16 @@ describe('QuotaStore', () => {
     const journals = () => readdirSync(d).filter((f) => f.endsWith('.journal'));
     const first = journals();
     for (let i = 0; i < 100; i++) q.count('key_c');
-    // A compaction starts with an fsync on the threadpool and runs when it returns.
-    expect(journals()).toEqual(first);
-    for (let t = 0; t < 200 && journals()[0] === first[0]; t++) await new Promise((r) => setTimeout(r, 10));
+    // Issue 41: appending switches to the next journal at once; the snapshot is written on
+    // the thread pool, and only then is the old journal removed.
+    expect(journals()).toHaveLength(2);
+    expect(journals()).toContain(first[0]);
+    for (let t = 0; t < 200 && journals().includes(first[0]); t++) await new Promise((r) => setTimeout(r, 10));
+    expect(journals()).toHaveLength(1);
     expect(journals()).not.toEqual(first);
     for (let i = 0; i < 5; i++) q.count('key_c');
+    // The new journal passed 200 bytes while the first snapshot was written: a second compaction.
+    for (let t = 0; t < 200 && journals().length > 1; t++) await new Promise((r) => setTimeout(r, 10));
     q.close();
     expect(readdirSync(d).filter((f) => f.endsWith('.journal')).length).toBe(1);
     const journal = readdirSync(d).find((f) => f.endsWith('.journal'))!;

@@ -14,6 +14,8 @@ import type { CoreRequest, CoreResponse } from '../http/request.ts';
 export interface Gate {
   enter(cost: Cost, req: CoreRequest): Promise<boolean> | undefined;
   leave(cost: Cost): void;
+  /** Whether a request of this class would wait now (every slot of its lane taken). */
+  busy?(cost: Cost): boolean;
 }
 
 /** The cost class of a request: its route's (`lookup` when it names none, or no route matched), a list page with `q=` a search. */

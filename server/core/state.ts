@@ -22,7 +22,7 @@ export type Admission =
 export interface Metered { meter: string; plan: PlanName }
 
 export interface StateStore {
-  /** Called before the first authentication of each request (the Node server: one stat of keys.json per event-loop turn). */
+  /** Called before the authentication of each request (the Node server: a stat of keys.json at most once a second). */
   refresh?(): void;
   /** The clock of access checks and limits (tests move it). */
   now(): number;
@@ -46,7 +46,7 @@ export interface StateStore {
  */
 export function localState(keys: KeyStore, charger: Charger, reviews: () => ReviewView): StateStore {
   return {
-    refresh: () => keys.reloadPerTurn(),
+    refresh: () => keys.reloadEachSecond(),
     now: () => keys.now(),
     verify: (secret) => keys.verify(secret),
     admit(rec, mode, now) {

@@ -18,16 +18,21 @@ interface Compiled<R> {
 
 export class Router<R extends Routable> {
   private exact = new Map<string, R>();
-  private patterns: Compiled<R>[] = [];
+  /** Parameterised routes by their number of segments: a path is tried only against routes of its length. */
+  private patterns = new Map<number, Compiled<R>[]>();
 
   constructor(routes: R[]) {
     for (const route of routes) {
       const segments = route.path.split('/').slice(1).map((s) => (s.startsWith('{') ? null : s));
       if (segments.every((s) => s !== null)) this.exact.set(route.path, route);
-      else this.patterns.push({ route, segments });
+      else {
+        const same = this.patterns.get(segments.length) ?? [];
+        same.push({ route, segments });
+        this.patterns.set(segments.length, same);
+      }
     }
     // More literal segments first; ties keep table order.
-    this.patterns.sort((a, b) => b.segments.filter((s) => s !== null).length - a.segments.filter((s) => s !== null).length);
+    for (const same of this.patterns.values()) same.sort((a, b) => b.segments.filter((s) => s !== null).length - a.segments.filter((s) => s !== null).length);
   }
 
   /** Route and decoded path parameters; null when nothing matches. */
@@ -37,17 +42,18 @@ export class Router<R extends Routable> {
     const exact = this.exact.get(rawPath) ?? this.exact.get(rawPath.toLowerCase());
     if (exact) return { route: exact, params: {} };
     const parts = rawPath.split('/').slice(1);
-    for (const { route, segments } of this.patterns) {
-      if (segments.length !== parts.length) continue;
-      const params: Record<string, string> = {};
+    for (const { route, segments } of this.patterns.get(parts.length) ?? []) {
+      // Literals first, so the values of a route that does not match are never decoded.
       let ok = true;
       for (let i = 0; i < segments.length && ok; i++) {
         const lit = segments[i];
         if (lit !== null) ok = lit === parts[i] || lit === parts[i].toLowerCase();
-        else if (parts[i] === '') ok = false;
-        else params[route.pathParams[Object.keys(params).length].name] = decodeSegment(parts[i]);
+        else ok = parts[i] !== '';
       }
-      if (ok) return { route, params };
+      if (!ok) continue;
+      const params: Record<string, string> = {};
+      for (let i = 0, n = 0; i < segments.length; i++) if (segments[i] === null) params[route.pathParams[n++].name] = decodeSegment(parts[i]);
+      return { route, params };
     }
     return null;
   }

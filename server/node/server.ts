@@ -49,6 +49,8 @@ export interface AppOptions {
   open?: boolean;
   /** The clock of access checks and limits (tests move it past a subscription's or exception's end). */
   now?: () => number;
+  /** Milliseconds between checks of keys.json (default 1000: a revoke applies within a second; 0: each event-loop turn, for tests of CLI flows). */
+  keysCheckMs?: number;
   /** One line per request (node/access-log.ts; `npm run serve` makes it from ALMANAC_ACCESS_LOG); none: no access log. */
   accessLog?: AccessLog;
 }
@@ -132,7 +134,7 @@ export function createWorkerApp(opts: AppOptions, shared: SharedLimits): WorkerA
 }
 
 function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, onClose: () => void, sharedKeys?: KeyStore, stateReady?: () => string | undefined): WorkerApp {
-  const keys = sharedKeys ?? new KeyStore(opts.stateDir, log, { now: opts.now });
+  const keys = sharedKeys ?? new KeyStore(opts.stateDir, log, { now: opts.now, checkMs: opts.keysCheckMs });
   const watched = (r: Release) => {
     r.onCorrupt = (file) => log(`release ${r.id}: ${file} does not match its manifest checksum; it answers 503 release_corrupt and /healthz reports degraded`);
     return r;

@@ -39,6 +39,12 @@ export interface Loaded {
   lines: number;
   /** sha256 over the journal's first `written` bytes, to be continued by the writer. */
   hash: Hash;
+  /**
+   * A compaction that switched to its new journal but whose snapshot is not on disk: the
+   * snapshot to write (JSON) and the old journal's generation, which it folds. `snap` then
+   * counts both journals, and appending goes on in the new one.
+   */
+  fold?: { content: string; oldGen: number };
 }
 
 /** Largest timestamp a journal may hold: 9999-12-31T23:59:59Z. */
@@ -84,10 +90,15 @@ function readSnapshot(file: string): Snapshot {
   return s as Snapshot;
 }
 
-/** Journals of other generations: a compaction's leftovers are removed (unless read-only), anything else refused. */
-function otherJournals(dir: string, snap: Snapshot, snapFile: string, readOnly: boolean): boolean {
+/**
+ * Journals of other generations: a compaction's leftovers are removed (unless read-only), a
+ * compaction's new journal whose snapshot was not written yet is read after the snapshot's
+ * own (`next`), anything else refused.
+ */
+function otherJournals(dir: string, snap: Snapshot, snapFile: string, readOnly: boolean): { foldedLeft: boolean; next?: number } {
   const gen = snap.generation;
   let foldedLeft = false;
+  let next: number | undefined;
   const gens = existsSync(dir) ? readdirSync(dir).flatMap((f) => {
     const m = /^usage\.(\d+)\.journal$/.exec(f);
     return m ? [Number(m[1])] : [];
@@ -100,6 +111,12 @@ function otherJournals(dir: string, snap: Snapshot, snapFile: string, readOnly: 
       if (!readOnly) rmSync(file, { force: true });
       continue;
     }
+    if (g === gen + 1 && readFileSync(file).subarray(0, journalHeader(g).length).toString('latin1') === journalHeader(g)) {
+      // A compaction whose snapshot was not written yet, or could not be (quota.ts fold()):
+      // its journal took every count after the switch, and the old journal none.
+      next = g;
+      continue;
+    }
     if (g < gen && snap.folded?.generation === g && statSync(file).size === snap.folded.bytes) {
       // A crash between writing the snapshot and removing the journal it folded.
       foldedLeft = true;
@@ -110,7 +127,7 @@ function otherJournals(dir: string, snap: Snapshot, snapFile: string, readOnly: 
       ? `${file} is older than ${snapFile} (generation ${gen}) and was not folded into it: the snapshot may be a restored backup. Fix: restore the journal usage.${gen}.journal that belongs with the snapshot, or move ${path.basename(file)} aside to accept the snapshot's counts`
       : `${file} is newer than ${snapFile} (generation ${gen}): the snapshot may be an older backup. Fix: restore the latest snapshot, or move ${path.basename(file)} aside to accept the snapshot's counts`);
   }
-  return foldedLeft;
+  return { foldedLeft, next };
 }
 
 /** The checkpoint that applies to the journal of `gen`, or undefined (none yet, or an older generation's). */
@@ -137,7 +154,7 @@ export function load(dir: string, readOnly: boolean, log: (m: string) => void, n
   const hasSnapshot = existsSync(snapFile);
   const snap: Snapshot = hasSnapshot ? readSnapshot(snapFile) : { generation: 0, counts: {}, last_used: {} };
   const gen = snap.generation;
-  const foldedLeft = otherJournals(dir, snap, snapFile, readOnly);
+  const { foldedLeft, next } = otherJournals(dir, snap, snapFile, readOnly);
   const mark = markFor(dir, gen, readOnly);
   const journal = journalPath(dir, gen);
   if (!existsSync(journal)) {
@@ -147,10 +164,23 @@ export function load(dir: string, readOnly: boolean, log: (m: string) => void, n
     }
     return { snap, written: 0, tornTail: 0, lines: 0, hash: createHash('sha256') };
   }
+  const own = readJournal(journal, snap, !!snap.headers, snapFile, mark, log, now);
+  if (next === undefined) return own;
+  // The snapshot the unfinished compaction was writing: this one and the old journal, whole.
+  const content = JSON.stringify({ ...snap, generation: next, folded: { generation: gen, bytes: own.written + own.tornTail }, headers: true });
+  const after = readJournal(journalPath(dir, next), snap, true, snapFile, undefined, log, now);
+  snap.generation = next;
+  snap.headers = true;
+  return { ...after, fold: { content, oldGen: gen } };
+}
+
+/** Every complete line of one journal applied to `snap`, checked against its checkpoint when it has one. */
+function readJournal(journal: string, snap: Snapshot, headers: boolean, snapFile: string, mark: Mark | undefined, log: (m: string) => void, now: number): Loaded {
   const buf = readFileSync(journal);
   const text = buf.toString('utf8');
-  if (snap.headers && !text.startsWith(journalHeader(gen))) {
-    throw new StateError(`${journal} ${buf.length === 0 ? 'is empty' : 'does not start with its header line'}: it was emptied or replaced, and the counts since ${snapFile} was written are gone. Fix: restore it from a backup, or write the line "${journalHeader(gen).trim()}" at its start and remove ${path.join(dir, MARK_FILE)} to accept the snapshot's counts`);
+  const gen = Number(/usage\.(\d+)\.journal$/.exec(journal)![1]);
+  if (headers && !text.startsWith(journalHeader(gen))) {
+    throw new StateError(`${journal} ${buf.length === 0 ? 'is empty' : 'does not start with its header line'}: it was emptied or replaced, and the counts since ${snapFile} was written are gone. Fix: restore it from a backup, or write the line "${journalHeader(gen).trim()}" at its start and remove ${path.join(path.dirname(journal), MARK_FILE)} to accept the snapshot's counts`);
   }
   const lines = text.split('\n');
   // The text after the last newline is a write that never completed: dropped, never counted.
@@ -161,7 +191,7 @@ export function load(dir: string, readOnly: boolean, log: (m: string) => void, n
   const damaged = (i: number) => new StateError(`${journal} line ${i + 1} is not "<key id> <YYYY-MM> <unix seconds>": the journal is damaged. Fix: restore it from a backup, or cut it before that line (counts after it are lost)`);
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
-    if (!line || (i === 0 && snap.headers)) continue;
+    if (!line || (i === 0 && headers)) continue;
     const m = LINE.exec(line);
     const ts = m ? Number(m[3]) : NaN;
     if (m && ts <= latest) {
@@ -180,7 +210,7 @@ export function load(dir: string, readOnly: boolean, log: (m: string) => void, n
   if (mark) {
     const whole = written >= mark.bytes && (hash.update(buf.subarray(0, mark.bytes)), hash.copy().digest('hex') === mark.sha256);
     if (!whole) {
-      throw new StateError(`${journal} holds ${counted} counts (${written} bytes) but ${MARK_FILE} recorded ${mark.lines} counts (${mark.bytes} bytes) when the journal was last fsync'd: the journal was cut or replaced, and the counts cut from it are lost. Fix: restore it from a backup; or, to accept the journal as it is, remove ${path.join(dir, MARK_FILE)}`);
+      throw new StateError(`${journal} holds ${counted} counts (${written} bytes) but ${MARK_FILE} recorded ${mark.lines} counts (${mark.bytes} bytes) when the journal was last fsync'd: the journal was cut or replaced, and the counts cut from it are lost. Fix: restore it from a backup; or, to accept the journal as it is, remove ${path.join(path.dirname(journal), MARK_FILE)}`);
     }
     hash.update(buf.subarray(mark.bytes, written));
   } else hash.update(buf.subarray(0, written));

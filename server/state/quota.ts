@@ -8,20 +8,23 @@
  * `fsyncMs` (default 1000), which bounds what an OS crash or power cut can lose to
  * one second of requests; after each fsync the checkpoint (journal-mark.ts) records how
  * far the journal reached, so a journal later cut at a line boundary is refused. When the
- * journal passes `compactBytes`, the counters are written to a new snapshot (temp file,
- * fsync, rename) that names the next journal generation, and the old journal is removed;
- * a crash at any point of that leaves either the old snapshot + old journal or the new
- * snapshot + new journal. Reading them back is quota-load.ts.
+ * journal passes `compactBytes`, the compaction (fold()) switches appending to the next
+ * journal generation at once and writes the counters as they stood at the switch to a new
+ * snapshot naming it, on the thread pool (fsync of both journals, temp file, fsync, rename:
+ * issue 41, no fsync on the event loop); then the old journal is removed. A crash at any
+ * point leaves the old snapshot + old journal (+ the new journal, read after it), or the new
+ * snapshot + new journal (+ the old journal it folded, removed). Reading them back is quota-load.ts.
  *
  * A write is whole or it did not happen (issue 38, item 1): a full disk can write part of
  * a line (write(2) returns fewer bytes); the part is cut off again with ftruncate, the
  * request is refused (StateWriteError → 503 state_unavailable, not billed), and no later
  * line is written until the cut has succeeded, so no line is ever glued onto a torn one.
  */
-import { closeSync, existsSync, fsync, fsyncSync, ftruncateSync, mkdirSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsync, fsyncSync, ftruncateSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { createHash, type Hash } from 'node:crypto';
 import path from 'node:path';
 import { writeFileDurable } from './atomic.ts';
+import { beginJournal, dropFolded, errCode, probeFolder, writeFold, writeFoldSync, type PendingFold } from './quota-fold.ts';
 import { MARK_FILE, MarkFile, type Mark } from './journal-mark.ts';
 import { monthOf } from './plans.ts';
 import { StateWriteError } from './limits.ts';
@@ -47,7 +50,6 @@ export interface QuotaOptions {
   readOnly?: boolean;
 }
 
-const errCode = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
 
 export class QuotaStore {
   private snap: Snapshot;
@@ -83,7 +85,13 @@ export class QuotaStore {
     this.tornTail = l.tornTail;
     this.lines = l.lines;
     this.hash = l.hash;
+    if (l.fold) this.pending = { ...l.fold, oldFd: -1 };
   }
+
+  /** A compaction whose snapshot is not on disk yet (quota-fold.ts). */
+  private pending: PendingFold | undefined;
+  /** The pending snapshot is being written on the thread pool. */
+  private folding = false;
 
   private journalPath = (gen: number) => journalPath(this.dir, gen);
   private checkpoint = (): Mark => ({ generation: this.snap.generation, bytes: this.written, lines: this.lines, sha256: this.hash.copy().digest('hex') });
@@ -103,6 +111,8 @@ export class QuotaStore {
     }
     // What was read is on disk before the checkpoint claims it.
     fsyncSync(this.fd);
+    // A compaction that stopped before its snapshot was written is finished now (quota-load.ts read both journals).
+    if (this.pending) this.finishPendingSync();
     this.mark.writeSync(this.checkpoint());
     const every = this.opts.fsyncMs ?? 1000;
     // The periodic fsync runs on libuv's threadpool: fsyncSync here blocked the event loop
@@ -120,7 +130,8 @@ export class QuotaStore {
     fsync(this.fd, (err) => {
       this.syncing = false;
       // A checkpoint skipped (the previous one still being written) is tried again next tick.
-      if (err || (this.fd >= 0 && at.generation === this.snap.generation && !this.mark.writeSoon(at))) this.dirty = true;
+      // No checkpoint of the new journal before the snapshot naming it is on disk (the loader would refuse it).
+      if (err || (this.fd >= 0 && !this.pending && at.generation === this.snap.generation && !this.mark.writeSoon(at))) this.dirty = true;
     });
   }
   /** fsync now, on this thread, and record the checkpoint (before a compaction or close). */
@@ -128,7 +139,7 @@ export class QuotaStore {
     if (this.fd >= 0 && (this.dirty || this.syncing)) {
       fsyncSync(this.fd);
       this.dirty = false;
-      this.mark.writeSync(this.checkpoint());
+      if (!this.pending) this.mark.writeSync(this.checkpoint());
     }
   }
 
@@ -211,45 +222,86 @@ export class QuotaStore {
   /** Whether a count could be written now (readiness): a small file is written and removed in the state folder. */
   probe(): string | undefined {
     if (this.torn) return `a torn write is still at the end of ${this.journalPath(this.snap.generation)}`;
-    const file = path.join(this.dir, `.probe-${process.pid}`);
-    try {
-      const fd = openSync(file, 'w');
-      try {
-        writeSync(fd, 'almanac: can the state folder be written?\n');
-      } finally {
-        closeSync(fd);
-        unlinkSync(file);
-      }
-      return undefined;
-    } catch (err) {
-      return `the state folder ${this.dir} cannot be written (${errCode(err)})`;
-    }
+    return probeFolder(this.dir);
   }
 
   private maybeCompact(nowMs: number) {
-    if (this.written < this.compactBytes || nowMs < this.compactRetryAt || this.preSyncing) return;
-    // The compaction fsyncs the journal it folds, on this thread. Most of that journal is
-    // fsync'd on the threadpool first, so the compaction's own fsync covers only what came
-    // in meanwhile: 5.5–7 ms on the event loop per compaction before, every ~4 MiB of
-    // journal (every ~2.5 s at 45,000 requests a second; issue 14).
-    this.preSyncing = true;
+    if (this.folding || nowMs < this.compactRetryAt) return;
+    if (this.pending) return this.finishFold(); // a snapshot that could not be written before
+    if (this.written >= this.compactBytes) this.fold();
+  }
+
+  /**
+   * The compaction on the request path (issue 41: its fsyncSync calls held the event loop
+   * 5–7 ms each time, and the 256-connection maximum with them). On this thread only what
+   * costs no disk wait: the counts as they stand are serialised, and appending switches to
+   * a new journal (its header written, not synced), so every count from here on is in the
+   * new journal and none in the old. The snapshot of the counts at the switch is written on
+   * the thread pool (finishFold). Until it is on disk, the old snapshot and both journals
+   * hold every count, and quota-load.ts reads them so.
+   */
+  private fold() {
+    if (this.torn) return; // the next append cuts the torn write first
+    const old = this.snap.generation;
+    const next = old + 1;
+    const content = JSON.stringify({ ...this.snap, generation: next, folded: { generation: old, bytes: this.written }, headers: true });
+    let fd: number;
+    try {
+      fd = beginJournal(this.dir, next);
+    } catch (err) {
+      this.compactRetryAt = Date.now() + 60_000;
+      this.log(`compaction failed, the journal keeps growing and is retried in 60 s: ${errCode(err)}`);
+      return;
+    }
+    this.pending = { content, oldGen: old, oldFd: this.fd };
+    this.fd = fd;
+    this.snap.generation = next;
+    this.snap.headers = true;
+    const header = journalHeader(next);
+    this.written = Buffer.byteLength(header);
+    this.lines = 0;
+    this.hash = createHash('sha256').update(header);
+    this.dirty = true;
+    this.finishFold();
+  }
+
+  /** Writes the pending snapshot on the thread pool, then closes and removes the old journal; a failure is retried in a minute. */
+  private finishFold() {
+    const p = this.pending!;
     const fd = this.fd;
-    fsync(fd, () => {
-      this.preSyncing = false;
-      if (this.fd !== fd) return; // closed (or compacted) meanwhile
-      try {
-        this.compact();
-      } catch (err) {
-        // The count is already in the journal; folding can wait. Retry in a minute.
-        this.compactRetryAt = Date.now() + 60_000;
-        this.log(`compaction failed, the journal keeps growing and is retried in 60 s: ${errCode(err)}`);
-      }
+    this.folding = true;
+    writeFold(this.dir, p, fd).then(() => {
+      this.folding = false;
+      if (this.closeAfterFold(p, fd)) return;
+      this.pending = undefined;
+      this.dirty = true; // the next periodic fsync records the new journal's checkpoint
+      dropFolded(this.dir, p, this.log);
+    }, (err) => {
+      this.folding = false;
+      if (this.closeAfterFold(p, fd)) return;
+      this.compactRetryAt = Date.now() + 60_000;
+      this.log(`compaction failed, the journal keeps growing and is retried in 60 s: ${errCode(err)}`);
     });
   }
-  private preSyncing = false;
+
+  /** The store was closed while the snapshot was being written: the descriptors it left to the write are closed now. */
+  private closeAfterFold(p: { oldFd: number }, fd: number): boolean {
+    if (this.pending === p) return false;
+    if (p.oldFd >= 0) closeSync(p.oldFd);
+    closeSync(fd);
+    return true;
+  }
+
+  /** Writes the pending snapshot on this thread (at start, and before a compaction on this thread). */
+  private finishPendingSync() {
+    writeFoldSync(this.dir, this.pending!, this.fd);
+    this.pending = undefined;
+  }
 
   compact() {
+    if (this.folding) throw new Error('a compaction is already being written');
     if (this.torn) this.cutTorn();
+    if (this.pending) this.finishPendingSync();
     const old = this.snap.generation;
     this.sync();
     const next: Snapshot = { ...this.snap, generation: old + 1, folded: { generation: old, bytes: this.written }, headers: true };
@@ -282,8 +334,22 @@ export class QuotaStore {
     clearInterval(this.timer);
     if (this.fd >= 0) {
       fsyncSync(this.fd);
-      this.mark.writeSync(this.checkpoint());
-      closeSync(this.fd);
+      if (this.pending && !this.folding) {
+        try {
+          this.finishPendingSync(); // at a stop, waiting for the disk costs no request anything
+        } catch (err) {
+          this.log(`compaction failed at close, the next start finishes it: ${errCode(err)}`);
+        }
+      }
+      const p = this.pending;
+      if (p) {
+        // A snapshot still being written on the thread pool (or not writable): left as it
+        // stands, both journals whole on disk; the next start finishes it (quota-load.ts reads both).
+        if (p.oldFd >= 0) fsyncSync(p.oldFd);
+        if (!this.folding && p.oldFd >= 0) closeSync(p.oldFd); // else the write closes both when it is done
+        this.pending = undefined;
+      } else this.mark.writeSync(this.checkpoint());
+      if (!this.folding) closeSync(this.fd);
       this.fd = -1;
     }
     this.mark.close();
