@@ -127,7 +127,16 @@ export function studyDataset(layers: StudyLayer[] = STUDY_LAYERS): DatasetSource
       if (typeof raw.verseMap !== 'string') throw new Error('morphhb wlc/VerseMap.xml missing');
       const wlcRefs = new Set<string>();
       const hebrew = new HebrewMap(readVerseMap(raw.verseMap), (r) => wlcRefs.has(key(parseRef(r))));
-      const ctx: ReadContext = { sourceTokens: new Map(), studyKeys: (system, ref) => studyKeys(system, ref, hebrew) };
+      // KJV keys a layer has no verse under, with the reader's reason (ReadContext.untagged).
+      const untagged = new Map<string, Map<string, string>>();
+      const ctx: ReadContext = {
+        sourceTokens: new Map(),
+        studyKeys: (system, ref) => studyKeys(system, ref, hebrew),
+        untagged: (layer, system, ref, reason) => {
+          const m = untagged.get(layer) ?? untagged.set(layer, new Map()).get(layer)!;
+          for (const k of studyKeys(system, ref, hebrew)) m.set(k, reason);
+        },
+      };
       const intern = interner();
       const records = new Map<string, StudyRecord>();
       const layersOut: StudySummary['layers'] = [];
@@ -150,6 +159,10 @@ export function studyDataset(layers: StudyLayer[] = STUDY_LAYERS): DatasetSource
         }
         // Every placement checked by content (issue 36), the layers of one module together.
         const checks = kjvText ? checkLayers(kjvText, placed) : new Map();
+        for (const [id, c] of checks) {
+          const why = untagged.get(id);
+          if (why) for (const k of c.uncovered_references) if (!c.uncovered_reasons[k] && why.has(k)) c.uncovered_reasons[k] = why.get(k)!;
+        }
         for (const m of layer.layers) {
           layersOut.push({ ...m, present: true, counts: { ...counts.get(m.id)!, placement_check: checks.get(m.id) ?? null } });
         }

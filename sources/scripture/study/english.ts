@@ -122,15 +122,20 @@ function swordAlignment(slug: 'asv' | 'darby'): StudyLayer {
       for (const v of mod.verses()) {
         if (!v.raw) continue;
         const words = osisStrongWords(v.raw, `${slug} ${v.book} ${v.chapter}:${v.verse}`);
-        if (words.length) verses.push({ ref: { book: v.book, chapter: v.chapter, verse: v.verse }, words });
+        const ref = { book: v.book, chapter: v.chapter, verse: v.verse };
+        if (words.length) verses.push({ ref, words });
+        else ctx.untagged?.(m.id, slug, ref, UNTAGGED(`the ${t.name} SWORD module`));
       }
       return align(m.id, verses, ctx);
     },
   };
 }
 
-/** Splits each USFM book at `\c` and `\v` and collects the \w words of every verse. */
-function usfmVerses(text: string, file: string): WordVerses {
+/** The reason a generated layer has no verse where its translation has one. */
+const UNTAGGED = (source: string) => `${source} has this verse without Strong's markup (no word carries a number), so no word of it can be aligned`;
+
+/** Splits each USFM book at `\c` and `\v` and collects the \w words of every verse; `untagged` hears of a verse without any. */
+function usfmVerses(text: string, file: string, untagged?: (ref: Ref) => void): WordVerses {
   const id = /^\uFEFF?\\id ([A-Z0-9]{3})\b/.exec(text)?.[1];
   const book = id && USFM_TO_OSIS[id];
   if (!book) return [];
@@ -142,7 +147,9 @@ function usfmVerses(text: string, file: string): WordVerses {
     const v = /^\\v (\d+)/.exec(part);
     if (!v || !chapter) continue;
     const words = usfmStrongWords(part);
-    if (words.length) out.push({ ref: { book, chapter, verse: Number(v[1]) }, words });
+    const ref = { book, chapter, verse: Number(v[1]) };
+    if (words.length) out.push({ ref, words });
+    else untagged?.(ref);
   }
   if (!chapter) throw new Error(`${file}: no \\c markers`);
   return out;
@@ -156,7 +163,8 @@ const webcAlignment: StudyLayer = {
   read(raw, _lexicon, ctx) {
     const names = Object.keys(webcInputs);
     if (!names.every((n) => typeof raw[n] === 'string')) return null;
-    return align(webcMeta.id, names.flatMap((n) => usfmVerses(raw[n] as string, n)), ctx);
+    const untagged = (ref: Ref) => ctx.untagged?.(webcMeta.id, 'web-catholic', ref, UNTAGGED('the WEB Catholic USFM'));
+    return align(webcMeta.id, names.flatMap((n) => usfmVerses(raw[n] as string, n, untagged)), ctx);
   },
 };
 

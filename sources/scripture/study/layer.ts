@@ -50,6 +50,12 @@ export interface ReadContext {
   /** Source tokens (OSHB, Byzantine) by study key, for the English alignment; filled in order. */
   sourceTokens: Map<string, { layer: string; ref: string; tokens: TokenTuple[] }[]>;
   studyKeys(system: string, ref: Ref): string[];
+  /**
+   * Why a layer has no verse where its translation has one (the ASV module's Exod 8:29
+   * carries no Strong's markup): the placement check gives it as the reason a KJV verse
+   * is uncovered, instead of leaving it unexplained (issue 36).
+   */
+  untagged?(layer: string, system: string, ref: Ref, reason: string): void;
 }
 
 /** Layers no free, reachable source exists for: listed with the reason, never served. */
