@@ -126,6 +126,35 @@ export const SOURCE_TEXTS_REPLY = v1Envelope({
 
 const statusCounts = obj(STATUSES.map((s) => s.replace(/-/g, '_')), Object.fromEntries(STATUSES.map((s) => [s.replace(/-/g, '_'), int])));
 const canonCoverage = obj(['old', 'new', 'apocrypha'], Object.fromEntries(['old', 'new', 'apocrypha'].map((g) => [g, obj(['verses'], { verses: int })])));
+const FLAG_KINDS = ['shifted', 'spans-neighbour', 'boundary', 'spans-fewer', 'elsewhere'] as const;
+const num = { type: 'number' } as const;
+/** A layer's placements checked by content (issue 36; sources/scripture/study/placement-check.ts). */
+const PLACEMENT_CHECK: SchemaObject = {
+  ...obj(['checked', 'flagged', 'explained', 'by_kind', 'flags', 'median_score', 'uncovered', 'uncovered_references', 'uncovered_reasons'], {
+    checked: { ...int, description: 'Placements scored: layer verses placed under KJV verses, with words the model weighs' },
+    flagged: int,
+    explained: { ...int, description: 'Flags left standing with a reason' },
+    by_kind: obj([], Object.fromEntries(FLAG_KINDS.map((k) => [k, int]))),
+    flags: {
+      type: 'array',
+      items: obj(['ref', 'keys', 'score', 'kind', 'better', 'better_score'], {
+        ref: { ...str, description: "The layer verse, in the layer's own numbering" },
+        keys: { ...strings, description: 'The KJV study keys it is placed under' },
+        score: num,
+        kind: { enum: [...FLAG_KINDS] },
+        better: { ...strings, description: 'The KJV keys that fit it clearly better' },
+        better_score: num,
+        reason: { ...str, description: 'Why the flag is left standing (a clause boundary, a genuine textual difference)' },
+      }),
+    },
+    median_score: num,
+    uncovered: { ...int, description: 'KJV verses of the books the layer covers that none of its verses is placed under' },
+    uncovered_references: strings,
+    uncovered_reasons: { type: 'object', additionalProperties: str, description: 'Why a KJV verse has no verse of this layer, where known' },
+  }, 'Every placement of the layer checked by its content against the KJV verse it is shown under; null when the build had no KJV text to check against'),
+  type: ['object', 'null'],
+};
+
 /** /source-coverage: per layer and in total, with the review overlay. */
 export const SOURCE_COVERAGE_REPLY = v1Envelope(obj(['layers', 'absent', 'total'], {
   layers: {
@@ -144,6 +173,7 @@ export const SOURCE_COVERAGE_REPLY = v1Envelope(obj(['layers', 'absent', 'total'
         state: { enum: ['no-review-needed', 'not-started', 'in-progress', 'reviewed'] }, reviewed: int, verified: int, rejected: int, queued: int,
       }),
       licence_notes: strings,
+      placement_check: PLACEMENT_CHECK,
     }),
   },
   absent: { type: 'array', items: NAMED_REASON },
