@@ -70,6 +70,7 @@ try {
   }
   console.log(`${N} distinct 100-verse kjv study ranges, br, one kept-alive connection, server ${path.relative(PROJECT_ROOT, lib) || lib}`);
   line('cold (first request of each)', cold);
+  if (process.env.BENCH_EACH) console.log(`cold, in order: ${cold.map((t) => t.toFixed(0)).join(" ")} ms`);
   const again: number[] = [];
   for (let k = 0; k < 2; k++) for (const u of urls) again.push((await get(u)).t);
   line('again (cycled twice more)', again);
