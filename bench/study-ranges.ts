@@ -7,7 +7,8 @@
  *      first request of each (what the issue's target, p99 ≤ 60 ms, is about);
  *   2. again: the same ranges cycled twice more (whatever caches they filled);
  *   3. repeated: one range asked 8 times in a row.
- * BENCH_LIB=<compiled tree>/lib runs another compiled server (a before/after comparison).
+ * BENCH_LIB=<compiled tree>/lib runs another compiled server (a before/after comparison);
+ * BENCH_NODE_ARGS adds node flags to the server's command line (a CPU profile).
  * The load average is printed with every figure: the machine is shared.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -24,7 +25,8 @@ if (!process.env.BENCH_LIB) execFileSync(process.execPath, ['bin/compile.mjs', '
 const state = tempDir('almanac-bench-ranges-');
 const key = new KeyStore(state).create('development', 'bench').secret;
 const pin = (() => { try { execFileSync('which', ['taskset'], { stdio: 'ignore' }); return true; } catch { return false; } })();
-const args = [path.join(lib, 'server/cli/serve.js')];
+// BENCH_NODE_ARGS: node flags for the server (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where a cold range goes).
+const args = [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), path.join(lib, 'server/cli/serve.js')];
 const child = spawn(pin ? 'taskset' : process.execPath, pin ? ['-c', '0', process.execPath, ...args] : args, {
   env: { ...process.env, ALMANAC_DIST: distDir(), ALMANAC_STATE_DIR: state, ALMANAC_ACCESS_LOG: 'off', PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'],
 });
@@ -68,6 +70,7 @@ try {
   }
   console.log(`${N} distinct 100-verse kjv study ranges, br, one kept-alive connection, server ${path.relative(PROJECT_ROOT, lib) || lib}`);
   line('cold (first request of each)', cold);
+  if (process.env.BENCH_EACH) console.log(`cold, in order: ${cold.map((t) => t.toFixed(0)).join(" ")} ms`);
   const again: number[] = [];
   for (let k = 0; k < 2; k++) for (const u of urls) again.push((await get(u)).t);
   line('again (cycled twice more)', again);

@@ -13,6 +13,7 @@ import { readCurrent } from '../pipeline/writer.ts';
 import { ALL_SOURCES } from '../sources/index.ts';
 import { cleanup, startServer, tempDir, type Running } from './helpers.ts';
 import { studyLayerChecks } from './study-mirror-checks.ts';
+import { studySerializerCheck } from './study-serializer-check.ts';
 import { schemasOf } from '../pipeline/bundle.ts';
 import { archiveName } from '../pipeline/paths.ts';
 import { writeSqliteInWorker } from '../pipeline/sqlite-files.ts';
@@ -150,5 +151,6 @@ describe.skipIf(missing.length > 0)(`release built from fetched upstreams ${reas
 
   describe('study layers from the mirrored upstreams', () => {
     studyLayerChecks(() => ({ base: srv.base, key }));
+    studySerializerCheck(() => dist);
   });
 });

@@ -10,6 +10,7 @@ import { LATIN_LAYER, morphology } from '../../../sources/scripture/study/morpho
 import { headword } from '../../../sources/scripture/study/latin.ts';
 import { CONFIDENCES, GENERATED, STATUSES, tokenId, type StoredPanel, type TokenTuple } from '../../../sources/scripture/study/tokens.ts';
 import type { ReviewView } from '../../state/reviews.ts';
+import { headOf, latinJson, morphologyJson, partsOf, type LatinExtra } from './study-json-parts.ts';
 
 export interface StudyFilters {
   verifiedOnly: boolean;
@@ -19,18 +20,6 @@ export interface StudyFilters {
   reviewStatus?: string;
 }
 export type LayerInfo = LayerMeta;
-
-const decodedJson = new Map<string, [string, string | null]>();
-/** morphology() as JSON text and its part of speech, cached per code like the decoded parts. */
-function morphologyJson(layer: string, code: string, lemma: string | null): [string, string | null] {
-  const k = `${layer}|${code}|${lemma ?? ''}`;
-  let j = decodedJson.get(k);
-  if (j === undefined) {
-    const m = morphology(layer, code, lemma);
-    decodedJson.set(k, (j = [JSON.stringify(m), (m.part_of_speech as string | undefined) ?? null]));
-  }
-  return j;
-}
 
 function tokenObject(layer: LayerInfo, ref: string, t: TokenTuple | string, position: number, glosses: Record<string, string>,
   links: (i: number) => string | undefined, reviews: ReviewView) {
@@ -63,7 +52,6 @@ function tokenObject(layer: LayerInfo, ref: string, t: TokenTuple | string, posi
 /** An English alignment word's links and suggested tokens (sources/scripture/study/english.ts), or null for other layers. */
 const english = (layer: LayerInfo, extra: unknown) => (Array.isArray(extra) ? englishLinks(extra) : null);
 
-type LatinExtra = { candidates?: string[][] };
 /**
  * Latin tokens store the dictionary line in the lemma slot and, when ambiguous, the
  * candidates by entry; shown as the headword (`lemma`), `dictionary_form`, the meaning as
@@ -83,6 +71,10 @@ function latinFields(layer: string, entry: string | null, code: string | null, e
   };
 }
 
+/** Tokens written through tokenObject and JSON.stringify since the process started (the slow path; tests watch it). */
+let slowTokens = 0;
+export const slowTokenCount = () => slowTokens;
+
 function keep(tok: Record<string, unknown>, f: StudyFilters): boolean {
   if (f.verifiedOnly && !tok.verified_by_service) return false;
   if (!f.includeGenerated && tok.generated) return false;
@@ -91,19 +83,6 @@ function keep(tok: Record<string, unknown>, f: StudyFilters): boolean {
   return true;
 }
 
-/** Per layer, the parts of a token's JSON that are the same for all its tokens. */
-const layerParts = new WeakMap<LayerInfo, { language: string; source: string; licence: string }>();
-function partsOf(layer: LayerInfo) {
-  let p = layerParts.get(layer);
-  if (!p) {
-    layerParts.set(layer, (p = {
-      language: `,"language":${q(layer.language)}`,
-      source: `,"source":${q(layer.id)}`,
-      licence: `,"licence":${q(layer.provenance.map((x) => x.licence.spdx))}`,
-    }));
-  }
-  return p;
-}
 const q = JSON.stringify;
 /** Keys a stored `extra` object may not carry for the fast path (it would override one of these). */
 const BASE_KEYS = new Set(['id', 'position', 'text', 'language', 'lemma', 'strong', 'gloss', 'part_of_speech', 'morphology', 'study_status',
@@ -119,7 +98,9 @@ function tokenJson(layer: LayerInfo, ref: string, refJson: string, t: TokenTuple
   links: (i: number) => string | undefined, reviews: ReviewView, f: StudyFilters): string | null {
   const tup = typeof t === 'string' ? null : t;
   const extra = tup?.[7];
-  if ((tup && layer.id === LATIN_LAYER) || (extra && !Array.isArray(extra) && Object.keys(extra).some((k) => BASE_KEYS.has(k)))) {
+  const latin = tup !== null && layer.id === LATIN_LAYER;
+  if (!latin && extra && !Array.isArray(extra) && Object.keys(extra).some((k) => BASE_KEYS.has(k))) {
+    slowTokens++;
     const o = tokenObject(layer, ref, t, position, glosses, links, reviews);
     return keep(o, f) ? q(o) : null;
   }
@@ -139,13 +120,18 @@ function tokenJson(layer: LayerInfo, ref: string, refJson: string, t: TokenTuple
   const morph = tup ? tup[4] : null;
   const [mj, partOfSpeech] = morph ? morphologyJson(layer.id, morph, lemma) : ['null', null];
   const lp = partsOf(layer);
-  let out = `{"id":${q(id)},"position":${pos},"text":${q(text)}${lp.language},"lemma":${q(lemma)},"strong":${q(strong)},"gloss":${q(strong ? glosses[strong] ?? null : null)}`
-    + `,"part_of_speech":${q(partOfSpeech)},"morphology":${mj},"study_status":"${status}","confidence":"${confidence}","generated":${generated}`
+  // A Latin token's fields (latinFields) in the places Object.assign gave them: lemma,
+  // gloss and part_of_speech where they were, dictionary_form and candidates at the end.
+  const la = latin ? latinJson(layer.id, lemma, morph, partOfSpeech, extra as LatinExtra | undefined, glosses) : null;
+  let out = `{"id":${q(id)},"position":${pos},"text":${q(text)}${lp.language},"lemma":${la ? la.lemma : q(lemma)},"strong":${q(strong)}`
+    + `,"gloss":${la ? la.gloss : q(strong ? glosses[strong] ?? null : null)}`
+    + `,"part_of_speech":${la ? la.partOfSpeech : q(partOfSpeech)},"morphology":${mj},"study_status":"${status}","confidence":"${confidence}","generated":${generated}`
     + `,"verified_by_service":${verified},"review_status":"${reviewStatus}","review_notes":${review ? q(review.history.map((h) => ({ decision: h.decision, note: h.note, reviewer: h.reviewer, at: h.at }))) : '[]'}`
     + `,"reviewed_at":${review ? q(review.at) : 'null'}${lp.source},"source_reference":${refJson}${lp.licence}`;
-  const en = english(layer, extra);
-  if (en) out += `,"english":${q(text)},"aligned_tokens":${q(en.aligned.map(links).filter(Boolean))},"suggested_tokens":${q(en.suggested.map(links).filter(Boolean))}`;
-  else if (extra) {
+  const en = latin ? null : english(layer, extra);
+  if (la) out += la.tail;
+  else if (en) out += `,"english":${q(text)},"aligned_tokens":${q(en.aligned.map(links).filter(Boolean))},"suggested_tokens":${q(en.suggested.map(links).filter(Boolean))}`;
+  else if (extra && !la) {
     const e = q(extra);
     if (e.length > 2) out += `,${e.slice(1, -1)}`;
   }
@@ -193,15 +179,12 @@ export function panelsJson(record: StudyRecord, translation: string, reference: 
       const j = tokenJson(layer, p.refs[r], refJson[r], t, position, record.glosses, links, reviews, f);
       if (j !== null) tokens.push(j);
     });
-    const head = {
-      layer: layer.id, name: layer.name, language: layer.language, generated: layer.generated, reference, study_key: record.id,
-      source_text: { id: layer.id, name: layer.name, source_role: layer.role, kind: layer.kind, language: layer.language, version: layer.version, ...(layer.note ? { note: layer.note } : {}) },
-      source_reference: p.refs.join(','), source_references: p.refs,
-      ...versification(p, reference, record.id, translation),
-      licence: layer.provenance.map((x) => x.licence),
-      tokens_total: p.tokens.length, token_count: tokens.length,
-    };
-    out.push(`${q(head).slice(0, -1)},"tokens":[${tokens.join(',')}]}`);
+    // The same keys in the same order as panelsOf's object (tested byte for byte).
+    const lp = headOf(layer);
+    const v = versification(p, reference, record.id, translation).versification;
+    out.push(`${lp.start},"reference":${q(reference)},"study_key":${q(record.id)}${lp.sourceText},"source_reference":${q(p.refs.join(','))}`
+      + `,"source_references":${q(p.refs)}${v ? `,"versification":${q(v)}` : ''}${lp.licence},"tokens_total":${p.tokens.length},"token_count":${tokens.length}`
+      + `,"tokens":[${tokens.join(',')}]}`);
   }
   return [out.join(','), out.length];
 }
