@@ -22,8 +22,9 @@ import { checkDatabase } from './sqlite-columns-check.ts';
 type Spec = (typeof ALL_SOURCES)[number]['inputs'][string];
 const inCache = (spec: Spec) =>
   spec.kind === 'url' || spec.kind === 'live' ? existsSync(cachedLocation(spec.url)) : spec.kind === 'npm-tarball' ? existsSync(tarballLocation(spec.package, spec.version)) : true;
-// Required inputs only: live feeds with nothing mirrored (recalls, procurement) are
-// optional by nature and checked by live-mirror.test.ts.
+// Required inputs only: live feeds and optional files (openFDA's food and device files,
+// the live award search) may be absent by nature; what the mirror serves of the live
+// feeds is checked by live-mirror.test.ts.
 const missing = ALL_SOURCES.flatMap((s) => Object.values(s.inputs)).filter((spec) => !(spec.kind === 'live' || (spec.kind === 'url' && spec.optional)) && !inCache(spec));
 /** Datasets none of whose inputs is in the cache: the only ones the build may leave absent. */
 const uncached = ALL_SOURCES.filter((s) => !Object.values(s.inputs).some(inCache)).map((s) => s.id).sort();
