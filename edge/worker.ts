@@ -77,23 +77,37 @@ export class Isolate implements IsolateView {
       async get(key, coding) {
         const k = `${coding} ${key}`;
         let p = pending.get(k);
+        // The first ask marks the key before it looks in the Cache API: asks that arrive
+        // while it looks wait for it instead of looking, missing and reading R2 too (twenty
+        // asks at one moment all passed the check before any had marked: 40 R2 reads).
+        const marker: Pending | undefined = p ? undefined : { since: Date.now() };
+        if (marker) pending.set(k, marker);
         // A marker older than WAIT_MS is one whose request ended without a word (cancelled).
-        for (let waited = 0; p && !p.entry && waited < WAIT_MS && Date.now() - p.since < WAIT_MS; waited += POLL_MS) {
+        for (let waited = 0; !marker && p && !p.entry && waited < WAIT_MS && Date.now() - p.since < WAIT_MS; waited += POLL_MS) {
           await sleep(POLL_MS);
           p = pending.get(k);
         }
-        if (p?.entry) {
+        if (!marker && p?.entry) {
           stats.cache_coalesced++;
           return p.entry;
         }
         subrequest();
-        const r = await caches.default.match(cacheRequest(key, coding));
+        let r: Response | undefined;
+        try {
+          r = await caches.default.match(cacheRequest(key, coding));
+        } catch (e) {
+          if (marker && pending.get(k) === marker) pending.delete(k);
+          throw e;
+        }
         if (!r) {
           stats.cache_misses++;
-          pending.set(k, { since: Date.now() });
+          // This ask composes the body: its marker stays (put replaces it, or letGo drops it).
+          if (!marker || pending.get(k) !== marker) pending.set(k, { since: Date.now() });
           requestContext.getStore()?.misses.push(k);
           return undefined;
         }
+        // A hit: the waiters, once the marker is gone, find the body in the Cache API too.
+        if (marker && pending.get(k) === marker) pending.delete(k);
         stats.cache_hits++;
         return { body: Buffer.from(await r.arrayBuffer()), coding: (r.headers.get('x-coding') ?? '') as Coding, hash: r.headers.get('x-hash') ?? '' };
       },
