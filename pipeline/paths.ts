@@ -17,6 +17,8 @@
  *                                search.json (serialized minisearch) or search/<n>.<b>.json parts
  *     <dataset>/columns/<field>.json  a field's values in list order, for bound/geo/expiry filters
  *     <dataset>/terms/<prefix>.json   streamed datasets' word index instead of search.json
+ *     <dataset>/panels/<n>.bin   the study dataset's panels of pack n as ready JSON, deflated
+ *                                (server/api/v1/study-panels.ts; written by the server's build)
  *     docs/index.html, docs/<asset>.<hash>.<ext>  the docs page (pipeline/docs.ts)
  *   (+ .gz and .br beside the files served as they are, see `precompressed`)
  *
@@ -89,12 +91,14 @@ export const searchPartPath = (ds: string, n: number, b: number) => `${ds}/searc
 export const termsPath = (ds: string, prefix: string) => `${ds}/terms/${prefix}.json`;
 /** Values of one field in list order (numbers; dates as epoch ms), for bound and geo filters. */
 export const columnPath = (ds: string, field: string) => `${ds}/columns/${field}.json`;
+/** The word-study panels of pack n's records as ready JSON (server/api/v1/study-panels.ts). */
+export const panelsPath = (ds: string, n: number) => `${ds}/panels/${n}.bin`;
 
 /** True when a release path is one of this dataset's own files (not a sub-dataset's, e.g. languages/scripts). */
 export function isDatasetFile(ds: string, rel: string): boolean {
   if (!rel.startsWith(`${ds}/`)) return false;
   const rest = rel.slice(ds.length + 1);
-  return /^search(\.\d+)?\.(json|bin)$/.test(rest) || /^(packs|keys|filters|columns|terms|search)\/[^/]+$/.test(rest);
+  return /^search(\.\d+)?\.(json|bin)$/.test(rest) || /^(packs|keys|filters|columns|terms|search|panels)\/[^/]+$/.test(rest);
 }
 
 /**

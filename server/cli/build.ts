@@ -8,7 +8,12 @@
 import { build as buildRelease, defaultWorkers, type BuildOptions } from '../../pipeline/build.ts';
 import { isMain, parseCli } from '../../pipeline/cli.ts';
 import { docsFiles } from '../../pipeline/docs.ts';
-import { OPENAPI, OPENAPI_V1 } from '../../pipeline/paths.ts';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { OPENAPI, OPENAPI_V1, packPath } from '../../pipeline/paths.ts';
+import { STUDY_DATASET, type StudySummary } from '../../sources/scripture/study/dataset.ts';
+import { studyPanelFiles } from '../api/v1/study-panels.ts';
+import { layerTable } from '../api/v1/study-tokens.ts';
 import type { OutFile } from '../../pipeline/shards.ts';
 import type { Manifest } from '../../pipeline/writer.ts';
 import { releaseOpenApi } from '../api/openapi.ts';
@@ -24,7 +29,21 @@ export async function releaseDocuments(at: { dir: string; manifest: Manifest }):
     { path: OPENAPI, content: Buffer.from(JSON.stringify(platform, null, 1) + '\n') },
     { path: OPENAPI_V1, content: Buffer.from(JSON.stringify(scripture, null, 1) + '\n') },
     ...docsFiles({ platform, scripture }),
+    ...releasePanels(at),
   ];
+}
+
+/** The study panels as ready JSON (server/api/v1/study-panels.ts), from the study packs just written. */
+function releasePanels(at: { dir: string; manifest: Manifest }): OutFile[] {
+  const info = (at.manifest.datasets as Record<string, { summary?: StudySummary }>)[STUDY_DATASET] as { summary?: StudySummary } | undefined;
+  if (!info?.summary) return [];
+  const started = performance.now();
+  const files = studyPanelFiles(at, (n) => {
+    const text = readFileSync(path.join(at.dir, packPath(STUDY_DATASET, n)), 'utf8');
+    return text.split('\n').filter(Boolean).map((l) => Buffer.from(l));
+  }, layerTable(info.summary));
+  if (files.length) console.log(`study panels as ready JSON: ${files.length} files, ${(files.reduce((n, f) => n + f.content.length, 0) / 2 ** 20).toFixed(1)} MiB, ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return files;
 }
 
 /** A complete release: the datasets and the server's documents. */

@@ -151,7 +151,7 @@ function prepare(record: StudyRecord, translation: string, layers: Map<string, L
 }
 
 /** The panels a study of `translation` shows: layers it knows, its own alignment only, the role filter. */
-function* shown<P extends { layer: string }>(panels: P[], translation: string, layers: Map<string, LayerInfo>, f: StudyFilters) {
+export function* shown<P extends { layer: string }>(panels: P[], translation: string, layers: Map<string, LayerInfo>, f: StudyFilters) {
   for (const p of panels) {
     const layer = layers.get(p.layer);
     if (!layer) continue;
@@ -165,29 +165,65 @@ function* shown<P extends { layer: string }>(panels: P[], translation: string, l
  * The panels of one record for a study of `translation`, as JSON text without the
  * enclosing brackets (`{…},{…}`), and how many: what the server sends and caches.
  */
-export function panelsJson(record: StudyRecord, translation: string, reference: string, layers: Map<string, LayerInfo>, f: StudyFilters, reviews: ReviewView): [string, number] {
+export function panelsJson(record: StudyRecord, translation: string, reference: string, layers: Map<string, LayerInfo>, f: StudyFilters, reviews: ReviewView,
+  hide?: (p: StoredPanel) => boolean): [string, number] {
+  // Links from the whole record (its alignment indexes all its source tokens), whatever is hidden.
   const { links, panels } = prepare(record, translation, layers);
   const out: string[] = [];
-  for (const { p, layer } of shown(panels, translation, layers, f)) {
-    const counters = new Map<number, number>();
-    const refJson = p.refs.map((r) => q(r));
-    const tokens: string[] = [];
-    p.tokens.forEach((t, i) => {
-      const r = p.ref_of?.[i] ?? 0;
-      const position = (counters.get(r) ?? 0) + 1;
-      counters.set(r, position);
-      const j = tokenJson(layer, p.refs[r], refJson[r], t, position, record.glosses, links, reviews, f);
-      if (j !== null) tokens.push(j);
-    });
-    // The same keys in the same order as panelsOf's object (tested byte for byte).
-    const lp = headOf(layer);
-    const v = versification(p, reference, record.id, translation).versification;
-    out.push(`${lp.start},"reference":${q(reference)},"study_key":${q(record.id)}${lp.sourceText},"source_reference":${q(p.refs.join(','))}`
-      + `,"source_references":${q(p.refs)}${v ? `,"versification":${q(v)}` : ''}${lp.licence},"tokens_total":${p.tokens.length},"token_count":${tokens.length}`
-      + `,"tokens":[${tokens.join(',')}]}`);
+  for (const { p, layer } of shown(hide ? panels.filter((x) => !hide(x) || !record.panels.includes(x)) : panels, translation, layers, f)) {
+    const tokens = panelTokensJson(record, p, layer, links, reviews, f);
+    out.push(`${panelHead(p, layer, reference, record.id, translation, p.tokens.length, tokens.length)}${tokens.join(',')}]}`);
   }
   return [out.join(','), out.length];
 }
+
+/** A panel's tokens as JSON texts (those the filters keep), in order. */
+function panelTokensJson(record: StudyRecord, p: StoredPanel, layer: LayerInfo, links: (i: number) => string | undefined, reviews: ReviewView, f: StudyFilters): string[] {
+  const counters = new Map<number, number>();
+  const refJson = p.refs.map((r) => q(r));
+  const tokens: string[] = [];
+  p.tokens.forEach((t, i) => {
+    const r = p.ref_of?.[i] ?? 0;
+    const position = (counters.get(r) ?? 0) + 1;
+    counters.set(r, position);
+    const j = tokenJson(layer, p.refs[r], refJson[r], t, position, record.glosses, links, reviews, f);
+    if (j !== null) tokens.push(j);
+  });
+  return tokens;
+}
+
+/**
+ * A panel's JSON up to and including the `[` that opens its tokens: the same keys in the
+ * same order as panelsOf's object (tested byte for byte). The tokens and `]}` follow.
+ */
+export function panelHead(p: Pick<StoredPanel, 'refs' | 'shared'>, layer: LayerInfo, reference: string, studyKey: string, translation: string, total: number, count: number): string {
+  const lp = headOf(layer);
+  const v = versification(p, reference, studyKey, translation).versification;
+  return `${lp.start},"reference":${q(reference)},"study_key":${q(studyKey)}${lp.sourceText},"source_reference":${q(p.refs.join(','))}`
+    + `,"source_references":${q(p.refs)}${v ? `,"versification":${q(v)}` : ''}${lp.licence},"tokens_total":${total},"token_count":${count}`
+    + ',"tokens":[';
+}
+
+/**
+ * Every panel a record can show in any study, its own and each translation's alignment,
+ * with its tokens as JSON text in the default view (no filter, no review in force): what
+ * the build stores per record (study-panels.ts) so a range need not expand the tuples.
+ */
+export function allPanelTokens(record: StudyRecord, layers: Map<string, LayerInfo>, reviews: ReviewView): { key?: string; panel: StoredPanel; tokens: string }[] {
+  const { links } = prepare(record, '', layers);
+  const out: { key?: string; panel: StoredPanel; tokens: string }[] = [];
+  const all: { key?: string; panel: StoredPanel }[] = [
+    ...record.panels.map((panel) => ({ panel })),
+    ...Object.entries(record.aligned ?? {}).map(([key, json]) => ({ key, panel: JSON.parse(json) as StoredPanel })),
+  ];
+  for (const { key, panel } of all) {
+    const layer = layers.get(panel.layer);
+    if (!layer) continue;
+    out.push({ ...(key ? { key } : {}), panel, tokens: panelTokensJson(record, panel, layer, links, reviews, DEFAULT_VIEW).join(',') });
+  }
+  return out;
+}
+const DEFAULT_VIEW: StudyFilters = { verifiedOnly: false, includeGenerated: true };
 
 /** The panels of one record for a study of `translation` (its own alignment layer only), as objects (the review command). */
 export function panelsOf(record: StudyRecord, translation: string, reference: string, layers: Map<string, LayerInfo>, f: StudyFilters, reviews: ReviewView) {
@@ -223,7 +259,7 @@ const readable = (ref: string) => {
  * number (issue 25): the layer numbers it otherwise, several layer verses make it up, or
  * one layer verse covers more than one KJV verse and is shown whole under each.
  */
-export function versification(p: StoredPanel, reference: string, studyKey: string, translation: string): { versification?: Record<string, unknown> } {
+export function versification(p: Pick<StoredPanel, 'refs' | 'shared'>, reference: string, studyKey: string, translation: string): { versification?: Record<string, unknown> } {
   const shared = p.shared && Object.entries(p.shared);
   if (p.refs.length === 1 && p.refs[0] === reference && !shared) return {};
   const notes: string[] = [];

@@ -17,6 +17,7 @@ import { SEARCH_SLICE_MS } from '../../search/search-bounds.ts';
 import { slicer } from '../../search/turns.ts';
 import type { ReviewView } from '../../state/reviews.ts';
 import { REVIEW_VALUES } from './study-schemas.ts';
+import { readyPanels } from './study-panels.ts';
 import { layerTable, panelsJson, type StudyFilters } from './study-tokens.ts';
 import { findBook, verseItems, verseOrdinal, verseRecord, type Translation } from './text.ts';
 import { requestedRange } from './references.ts';
@@ -91,17 +92,17 @@ export function studyInfo(ctx: Ctx) {
  * went through the Vulgate's psalm rule, which put Vulg Ps 10:8 under a KJV Ps 11:8 that
  * does not exist).
  */
-async function studyRecords(ctx: Ctx, t: Translation, r: { book: string; chapter: number; verse: number }): Promise<StudyRecord[]> {
+async function studyOrdinals(ctx: Ctx, t: Translation, r: { book: string; chapter: number; verse: number }): Promise<number[]> {
   const ref = `${r.book}.${r.chapter}.${r.verse}`;
   let keys = kjvKeys(t.slug, ref);
   if (!keys.length) {
     const v = vulgateKey(t.slug, ref);
     keys = v ? [v] : [];
   }
-  const out: StudyRecord[] = [];
+  const out: number[] = [];
   for (const k of keys) {
     const ord = await ctx.release.lookup(STUDY_DATASET, k);
-    if (ord !== undefined) out.push(JSON.parse((await ctx.release.record(STUDY_DATASET, ord)).toString('utf8')) as StudyRecord);
+    if (ord !== undefined) out.push(ord);
   }
   return out;
 }
@@ -136,11 +137,17 @@ async function studyOf(ctx: Ctx, t: Translation, ords: number[]): Promise<StudyV
     const key = `${ctx.release.id}|${t.slug}|${v.id}|${fkey}`;
     let hit = panelCache.get(key);
     if (!hit) {
-      // Two records (a verse the KJV splits): each one's panels, a layer verse shown once.
-      const parts = (await studyRecords(ctx, t, v)).map((rec, i, all) => panelsJson(dedupe(rec, all.slice(0, i)), t.slug, v.id, layers, f, reviews));
-      const json = parts.map(([j]) => j).filter(Boolean).join(',');
-      const count = parts.reduce((n, [, c]) => n + c, 0);
-      const bytes = Buffer.from(json);
+      const ords = await studyOrdinals(ctx, t, v);
+      // The build's ready JSON when it serves this study (study-panels.ts), else expanded here.
+      let [bytes, count] = await readyPanels(ctx.release, t.slug, v.id, ords, layers, f, reviews) ?? [undefined, 0];
+      if (!bytes) {
+        const records: StudyRecord[] = [];
+        for (const ord of ords) records.push(JSON.parse((await ctx.release.record(STUDY_DATASET, ord)).toString('utf8')) as StudyRecord);
+        // Two records (a verse the KJV splits): each one's panels, a layer verse shown once.
+        const parts = records.map((rec, i) => panelsJson(rec, t.slug, v.id, layers, f, reviews, shownBefore(records.slice(0, i))));
+        bytes = Buffer.from(parts.map(([j]) => j).filter(Boolean).join(','));
+        count = parts.reduce((n, [, c]) => n + c, 0);
+      }
       // The fragment's own hash, so a response's ETag is a hash of ~100 digests, not of 3 MB.
       hit = [bytes, count, createHash('sha1').update(bytes).digest('base64url')];
       panelCache.set(key, hit, hit[0].length + key.length * 2 + 64);
@@ -164,11 +171,11 @@ async function studyOf(ctx: Ctx, t: Translation, ords: number[]): Promise<StudyV
  */
 const VERSES_AT_ONCE = 5;
 
-/** A record without the panels whose layer verses an earlier record of the same study already showed. */
-function dedupe(rec: StudyRecord, before: StudyRecord[]): StudyRecord {
-  if (!before.length) return rec;
+/** Whether a panel's layer verses were all shown by an earlier record of the same study. */
+function shownBefore(before: StudyRecord[]): ((p: { layer: string; refs: string[] }) => boolean) | undefined {
+  if (!before.length) return undefined;
   const seen = new Set(before.flatMap((b) => b.panels.flatMap((p) => p.refs.map((r) => `${p.layer}:${r}`))));
-  return { ...rec, panels: rec.panels.filter((p) => !p.refs.every((r) => seen.has(`${p.layer}:${r}`))) };
+  return (p) => p.refs.every((r) => seen.has(`${p.layer}:${r}`));
 }
 
 export const verseStudy = async (ctx: Ctx, t: Translation) => {

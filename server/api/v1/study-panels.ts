@@ -1,0 +1,217 @@
+/**
+ * The study panels as ready JSON, stored with the release (issue 41, item 2). A cold
+ * 100-verse range was read 100 study records, parse them, expand ~9,000 token tuples into
+ * JSON (~3.3 MB), hash and compress it: 85–180 ms. The token JSON of a panel depends on
+ * its record only (not on the translation asking, which shows it under its own reference
+ * in the panel's head), so the build writes each record's panels' tokens as text once,
+ * beside the study packs: `bible-study/panels/<n>.bin` for pack n (pipeline/paths.ts).
+ * A range is then heads written here plus those texts, spliced.
+ *
+ * What is stored is the default view: no filter on tokens, no review in force. A request
+ * with a token filter (verified_only, include_generated=0, confidence, review_status), or
+ * a verse with a review in force on one of its panels, takes the expanding path
+ * (study-tokens.ts panelsJson), whose output this equals byte for byte (tested over the
+ * whole release by test/study-serializer-check.ts).
+ *
+ * Deflated per record: the text is 1.2 GB for the whole canon (~46 KB a verse; the keys of
+ * ~20 fields repeat for every token), 164 MiB deflated with every translation's alignment
+ * panels, less than the study packs themselves (272 MiB).
+ * Inflating a range's 100 records takes 3–8 ms.
+ *
+ * A pack file: a JSON header line ({format, version, first, count}), then count+1 uint32
+ * LE offsets of the entries (from the end of the table), then the entries: uint32 LE
+ * length of the record's meta JSON ({id, panels, aligned}: each panel's layer, refs,
+ * shared, token count `n` and text bytes `b`), the meta, and the deflated texts of its
+ * panels in that order.
+ */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { panelsPath, packOf } from '../../../pipeline/paths.ts';
+import type { OutFile } from '../../../pipeline/shards.ts';
+import type { Manifest } from '../../../pipeline/writer.ts';
+import { STUDY_DATASET, type StudyRecord } from '../../../sources/scripture/study/dataset.ts';
+import type { StoredPanel } from '../../../sources/scripture/study/tokens.ts';
+import type { Release } from '../../release/release.ts';
+import type { ReviewView } from '../../state/reviews.ts';
+import { ALIGNMENT_OF } from '../../../sources/scripture/study/english.ts';
+import { allPanelTokens, panelHead, shown, type LayerInfo, type StudyFilters } from './study-tokens.ts';
+
+export const PANELS_FORMAT = 'almanac-study-panels';
+/** Bump when the stored form changes (the token JSON itself is checked on first use: `trusted`). */
+export const PANELS_VERSION = 1;
+
+/** A stored panel: where its tokens' text sits in the record's inflated texts. */
+export interface PanelMeta extends Pick<StoredPanel, 'layer' | 'refs' | 'shared'> { n: number; b: number }
+export interface PanelsEntry { id: string; panels: PanelMeta[]; aligned: Record<string, PanelMeta>; texts: Buffer }
+
+const NO_REVIEWS: ReviewView = { version: '', get: () => undefined, all: () => [] };
+
+/** One record's stored form before deflating: its meta and its panels' texts, concatenated. */
+function entryOf(record: StudyRecord, layers: Map<string, LayerInfo>): PanelsEntry {
+  const panels: PanelMeta[] = [];
+  const aligned: Record<string, PanelMeta> = {};
+  const texts: Buffer[] = [];
+  for (const { key, panel, tokens } of allPanelTokens(record, layers, NO_REVIEWS)) {
+    const text = Buffer.from(tokens);
+    texts.push(text);
+    const m: PanelMeta = { layer: panel.layer, refs: panel.refs, ...(panel.shared ? { shared: panel.shared } : {}), n: panel.tokens.length, b: text.length };
+    if (key) aligned[key] = m;
+    else panels.push(m);
+  }
+  return { id: record.id, panels, aligned, texts: Buffer.concat(texts) };
+}
+
+/** One record's entry in a pack file: meta length, meta, deflated texts. */
+function encodeEntry(record: StudyRecord, layers: Map<string, LayerInfo>): Buffer {
+  const { texts, ...rest } = entryOf(record, layers);
+  const meta = Buffer.from(JSON.stringify(rest));
+  const head = Buffer.alloc(4);
+  head.writeUInt32LE(meta.length);
+  // Level 6: over the whole canon 164 MiB in 38 s; level 1 saved 5 s for 208 MiB (the
+  // serialization is most of the time).
+  return Buffer.concat([head, meta, deflateRawSync(texts, { level: 6 })]);
+}
+
+/** A pack file of entries for ordinals first, first+1, …. */
+export function encodePack(first: number, entries: Buffer[]): Buffer {
+  const header = Buffer.from(JSON.stringify({ format: PANELS_FORMAT, version: PANELS_VERSION, first, count: entries.length }) + '\n');
+  const table = Buffer.alloc(4 * (entries.length + 1));
+  let at = 0;
+  entries.forEach((e, i) => {
+    table.writeUInt32LE(at, 4 * i);
+    at += e.length;
+  });
+  table.writeUInt32LE(at, 4 * entries.length);
+  return Buffer.concat([header, table, ...entries]);
+}
+
+/** Entry `ordinal` of a pack file, or undefined when the file is not this format and version, or lacks it. */
+export function decodeEntry(pack: Buffer, ordinal: number): PanelsEntry | undefined {
+  const nl = pack.indexOf(10);
+  if (nl < 0 || nl > 200) return undefined;
+  let h: { format?: string; version?: number; first?: number; count?: number };
+  try {
+    h = JSON.parse(pack.toString('utf8', 0, nl));
+  } catch {
+    return undefined;
+  }
+  if (h.format !== PANELS_FORMAT || h.version !== PANELS_VERSION || typeof h.first !== 'number' || typeof h.count !== 'number') return undefined;
+  const i = ordinal - h.first;
+  if (i < 0 || i >= h.count) return undefined;
+  const table = nl + 1;
+  const data = table + 4 * (h.count + 1);
+  const from = data + pack.readUInt32LE(table + 4 * i);
+  const to = data + pack.readUInt32LE(table + 4 * (i + 1));
+  const metaLen = pack.readUInt32LE(from);
+  const meta = JSON.parse(pack.toString('utf8', from + 4, from + 4 + metaLen)) as Omit<PanelsEntry, 'texts'>;
+  return { ...meta, texts: inflateRawSync(pack.subarray(from + 4 + metaLen, to)) };
+}
+
+/**
+ * The panels files of a release's study dataset (the server's build, server/cli/build.ts):
+ * none when the dataset is absent, or when its panels files are already there (a dataset
+ * carried forward from the live release brings its own).
+ */
+export function studyPanelFiles(at: { dir: string; manifest: Manifest }, records: (pack: number) => Buffer[], layers: Map<string, LayerInfo>): OutFile[] {
+  const info = (at.manifest.datasets as Record<string, { records: number; pack_size?: number }>)[STUDY_DATASET] as { records: number; pack_size?: number } | undefined;
+  if (!info || at.manifest.files[panelsPath(STUDY_DATASET, 0)]) return [];
+  const size = info.pack_size ?? 1000;
+  const out: OutFile[] = [];
+  for (let n = 0; n <= packOf(Math.max(0, info.records - 1), size); n++) {
+    const lines = records(n);
+    out.push({ path: panelsPath(STUDY_DATASET, n), content: encodePack(n * size, lines.map((l) => encodeEntry(JSON.parse(l.toString('utf8')) as StudyRecord, layers))) });
+  }
+  return out;
+}
+
+/** Entry `ordinal` of a release's stored panels, or undefined when it has none (built before them). */
+async function storedPanels(release: Release, ordinal: number): Promise<PanelsEntry | undefined> {
+  const rel = panelsPath(STUDY_DATASET, packOf(ordinal, release.datasets.get(STUDY_DATASET)?.pack_size));
+  if (!release.entry(rel)) return undefined;
+  return decodeEntry(await release.file(rel), ordinal);
+}
+
+/**
+ * Whether this server writes the token JSON the release's panels hold: checked once per
+ * release on its first record (every layer and alignment of Genesis 1:1), so a release
+ * written by another version of the serializer is served by the expanding path rather
+ * than with panels this server would not write.
+ */
+const trust = new WeakMap<Release, Promise<boolean>>();
+function trusted(release: Release, layers: Map<string, LayerInfo>): Promise<boolean> {
+  let t = trust.get(release);
+  if (!t) {
+    trust.set(release, (t = storedMatches(release, 0, layers).catch(() => false)));
+  }
+  return t;
+}
+
+/**
+ * Whether a stored record equals what this server writes for it (test/study-panels.test.ts
+ * checks every record with it; `trusted` the first).
+ */
+export async function storedMatches(release: Release, ordinal: number, layers: Map<string, LayerInfo>): Promise<boolean> {
+  const stored = await storedPanels(release, ordinal);
+  if (!stored) return false;
+  const { texts: a, ...ma } = entryOf(JSON.parse((await release.record(STUDY_DATASET, ordinal)).toString('utf8')) as StudyRecord, layers);
+  const { texts: b, ...mb } = stored;
+  return a.equals(b) && JSON.stringify(ma) === JSON.stringify(mb);
+}
+
+let enabled = true;
+/** Turns the stored panels off (tests compare both paths; ALMANAC_STUDY_READY=off at start does the same). */
+export function useReadyPanels(on: boolean) {
+  enabled = on;
+}
+if (typeof process !== 'undefined' && process.env?.ALMANAC_STUDY_READY === 'off') enabled = false;
+
+/** `layer:ref` of every layer verse with a review in force, by review-file version. */
+let reviewed: { version: string; refs: Set<string> } = { version: '', refs: new Set() };
+function reviewedRefs(reviews: ReviewView): Set<string> {
+  // Version '' is no file yet, or a store written in this process and not re-read: not a key.
+  if (reviewed.version !== reviews.version || !reviews.version) {
+    reviewed = { version: reviews.version, refs: new Set([...reviews.all()].map((r) => r.token.slice(0, r.token.lastIndexOf(':')))) };
+  }
+  return reviewed.refs;
+}
+
+/**
+ * A verse's panels from the stored ready JSON: the same bytes and count as
+ * study-tokens.ts panelsJson over its records (`ordinals`, with the panels an earlier
+ * record showed left out), or undefined when they cannot serve this study: a token filter,
+ * a review in force on a shown panel, no (trusted) stored panels in the release.
+ */
+export async function readyPanels(release: Release, translation: string, reference: string, ordinals: number[], layers: Map<string, LayerInfo>, f: StudyFilters, reviews: ReviewView): Promise<[Buffer, number] | undefined> {
+  if (!enabled || f.verifiedOnly || !f.includeGenerated || f.confidence || f.reviewStatus) return undefined;
+  if (!(await trusted(release, layers))) return undefined;
+  const entries: PanelsEntry[] = [];
+  for (const ord of ordinals) {
+    const e = await storedPanels(release, ord);
+    if (!e) return undefined;
+    entries.push(e);
+  }
+  const inForce = reviewedRefs(reviews);
+  const own = Object.keys(ALIGNMENT_OF).find((l) => ALIGNMENT_OF[l] === translation);
+  const parts: Buffer[] = [];
+  let count = 0;
+  const seen = new Set<string>();
+  for (const e of entries) {
+    const at = new Map<PanelMeta, number>();
+    let off = 0;
+    for (const m of [...e.panels, ...Object.values(e.aligned)]) {
+      at.set(m, off);
+      off += m.b;
+    }
+    // A layer verse an earlier record of this verse showed is not shown again (study.ts hide).
+    const mine = e.panels.filter((p) => !p.refs.every((r) => seen.has(`${p.layer}:${r}`)));
+    const candidates = own && e.aligned[own] ? [...mine, e.aligned[own]] : mine;
+    for (const { p, layer } of shown(candidates, translation, layers, f)) {
+      if (p.refs.some((r) => inForce.has(`${p.layer}:${r}`))) return undefined;
+      if (count++) parts.push(COMMA);
+      parts.push(Buffer.from(panelHead(p, layer, reference, e.id, translation, p.n, p.n)), e.texts.subarray(at.get(p)!, at.get(p)! + p.b), CLOSE);
+    }
+    for (const p of e.panels) for (const r of p.refs) seen.add(`${p.layer}:${r}`);
+  }
+  return [Buffer.concat(parts), count];
+}
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']}');
