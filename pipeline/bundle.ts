@@ -25,7 +25,7 @@ import { datasetId } from '../sources/scripture/dataset.ts';
 import { isMain, parseCli } from './cli.ts';
 import {
   BUNDLE_ALL, DOCS_DIR, DOWNLOADS, LICENCES, MANIFEST, OPENAPI, OPENAPI_V1, SHA256SUMS, archiveFile, archiveName, bundleDir, bundleMetaPath,
-  bundleRoot, bundlesDir, distDir, isDatasetFile, releaseDir, tmpFolderName,
+  bundleRoot, bundlesDir, distDir, isDatasetFile, isPanelsFile, releaseDir, tmpFolderName,
 } from './paths.ts';
 import type { DatasetInfo } from './shards.ts';
 import { TAR_END, tarHeader, tarPadding } from './tar.ts';
@@ -161,7 +161,7 @@ export async function writeBundle(opts: BundleOptions = {}): Promise<Downloads &
   const filesOf = (ids: string[], extra: string[] = []) => {
     const files: BundleMeta['files'] = {};
     for (const p of allFiles) {
-      if (extra.includes(p) || ids.some((ds) => isDatasetFile(ds, p))) files[p] = { size: manifest.files[p].size, sha256: manifest.files[p].sha256 };
+      if (extra.includes(p) || (!isPanelsFile(p) && ids.some((ds) => isDatasetFile(ds, p)))) files[p] = { size: manifest.files[p].size, sha256: manifest.files[p].sha256 };
     }
     return files;
   };
@@ -203,7 +203,7 @@ export async function writeBundle(opts: BundleOptions = {}): Promise<Downloads &
     }
     // Everything: every dataset's compressed member, then the release-wide files and metadata.
     // The docs page too, so `serve --bundle <dir> --open` of all.tar.gz has /docs.
-    const shared = [OPENAPI, OPENAPI_V1, LICENCES, ...Object.keys(manifest.files).filter((p) => p.startsWith(`${DOCS_DIR}/`)).sort()].filter((p) => manifest.files[p]);
+    const shared = [OPENAPI, OPENAPI_V1, LICENCES, ...Object.keys(manifest.files).filter((p) => p.startsWith(`${DOCS_DIR}/`) || isPanelsFile(p)).sort()].filter((p) => manifest.files[p]);
     const allEnd = path.join(tmp, '.parts', 'all.end.gz');
     // The release's own manifest.json rides along, so `npm run release:pull` can rebuild the
     // release under the same id on another machine (pipeline/release-pull.ts).

@@ -12,7 +12,7 @@
  * staleness rule would hold back (a known, real shrink).
  */
 import { DEFAULT_REFRESH, type DatasetInfo } from './shards.ts';
-import { isDatasetFile } from './paths.ts';
+import { isDatasetFile, isPanelsFile } from './paths.ts';
 import type { FileEntry, Manifest } from './writer.ts';
 import type { DatasetSource } from '../sources/contract.ts';
 import { missingPackage } from './inputs.ts';
@@ -51,8 +51,10 @@ export function staleAt(i: DatasetInfo, now: number): boolean {
 
 /** Whether the dataset's files differ from the live release's (paths or contents). */
 export function datasetChanged(id: string, next: Iterable<[string, FileEntry]>, live: Record<string, FileEntry>): boolean {
-  const mine = [...next].filter(([p]) => isDatasetFile(id, p));
-  const theirs = Object.entries(live).filter(([p]) => isDatasetFile(id, p));
+  // The study panels are written after this check (by the server's build), from the packs: not compared.
+  const own = (p: string) => isDatasetFile(id, p) && !isPanelsFile(p);
+  const mine = [...next].filter(([p]) => own(p));
+  const theirs = Object.entries(live).filter(([p]) => own(p));
   if (mine.length !== theirs.length) return true;
   return mine.some(([p, e]) => live[p]?.sha256 !== e.sha256);
 }

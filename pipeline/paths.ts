@@ -94,6 +94,14 @@ export const columnPath = (ds: string, field: string) => `${ds}/columns/${field}
 /** The word-study panels of pack n's records as ready JSON (server/api/v1/study-panels.ts). */
 export const panelsPath = (ds: string, n: number) => `${ds}/panels/${n}.bin`;
 
+/**
+ * The study panels files (panelsPath): a dataset's files, but derived from its packs by
+ * the server's build and 164 MiB for the full canon, so the dataset's own download
+ * leaves them out (a server without them expands the packs); all.tar.gz keeps them, so a
+ * release pulled from it is the same release (pipeline/bundle.ts).
+ */
+export const isPanelsFile = (rel: string) => /^[^/]+\/panels\/[^/]+$/.test(rel);
+
 /** True when a release path is one of this dataset's own files (not a sub-dataset's, e.g. languages/scripts). */
 export function isDatasetFile(ds: string, rel: string): boolean {
   if (!rel.startsWith(`${ds}/`)) return false;

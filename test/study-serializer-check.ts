@@ -2,7 +2,8 @@
  * The study serializer over every record of a full release (issue 41, item 2): each
  * record's panels as written by panelsJson are exactly the JSON of the token objects the
  * review command builds (panelsOf), with a review in force on a Latin and a Hebrew token,
- * and no token takes the slow path (object, then JSON.stringify). The test release has no
+ * and no token takes the slow path (object, then JSON.stringify); and the panels the build
+ * stored as ready JSON (study-panels.ts) are each exactly what the server writes. The test release has no
  * Vulgate layer (Whitaker's WORDS analyses it at build time), so this runs on the release
  * test/mirror-build.test.ts builds from the mirrored upstreams.
  */
@@ -11,6 +12,7 @@ import { STUDY_DATASET, type StudyRecord, type StudySummary } from '../sources/s
 import { fsRelease } from '../server/release/fs-reader.ts';
 import { ReviewStore } from '../server/state/reviews.ts';
 import { layerTable, panelsJson, panelsOf, slowTokenCount, type StudyFilters } from '../server/api/v1/study-tokens.ts';
+import { storedMatches } from '../server/api/v1/study-panels.ts';
 import { cleanup, tempDir } from './helpers.ts';
 
 /** Registers the check in the caller's describe; `dist` gives the full release's folder once its beforeAll ran. */
@@ -29,7 +31,9 @@ export function studySerializerCheck(dist: () => string) {
     let candidates = 0;
     let verified = 0;
     const records = rel.datasets.get(STUDY_DATASET)!.records;
+    let stored = 0;
     for (let o = 0; o < records; o++) {
+      if (await storedMatches(rel, o, layers)) stored++;
       const rec = JSON.parse((await rel.record(STUDY_DATASET, o)).toString('utf8')) as StudyRecord;
       // Every record unfiltered; the review filter (a verified token's notes) on every 50th and the reviewed verse.
       for (const f of o % 50 && rec.id !== 'john.3.16' ? [all] : [all, reviewed]) {
@@ -49,6 +53,7 @@ export function studySerializerCheck(dist: () => string) {
       }
     }
     expect(records).toBeGreaterThan(31_000);
+    expect(stored).toBe(records);
     expect(latin).toBeGreaterThan(100_000);
     expect(candidates).toBeGreaterThan(1_000);
     expect(verified).toBe(2); // the reviewed Latin token, unfiltered and under review_status=verified

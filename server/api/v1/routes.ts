@@ -156,7 +156,7 @@ async function studyReply(ctx: Parameters<Handler>[0], endpoint: string, study: 
   for (const v of verses) {
     if (!v.count) continue;
     if (parts.length > 1) parts.push(COMMA);
-    parts.push(v.panels);
+    parts.push(...v.panels);
     etag.update(v.digest);
   }
   parts.push(CLOSE);

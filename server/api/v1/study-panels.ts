@@ -20,9 +20,10 @@
  *
  * A pack file: a JSON header line ({format, version, first, count}), then count+1 uint32
  * LE offsets of the entries (from the end of the table), then the entries: uint32 LE
- * length of the record's meta JSON ({id, panels, aligned}: each panel's layer, refs,
- * shared, token count `n` and text bytes `b`), the meta, and the deflated texts of its
- * panels in that order.
+ * length of the record's meta JSON ({id, panels, aligned, z}: each panel's layer, refs,
+ * shared, token count `n` and text bytes `b`; the deflated size of each part), the meta,
+ * and its parts, each deflated alone: its own panels' texts in order, then each
+ * translation's alignment panel (a study of kjv inflates half of what the record holds).
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { panelsPath, packOf } from '../../../pipeline/paths.ts';
@@ -39,36 +40,49 @@ export const PANELS_FORMAT = 'almanac-study-panels';
 /** Bump when the stored form changes (the token JSON itself is checked on first use: `trusted`). */
 export const PANELS_VERSION = 1;
 
-/** A stored panel: where its tokens' text sits in the record's inflated texts. */
+/** A stored panel: its token count `n` and its tokens' text bytes `b` (in order in its part). */
 export interface PanelMeta extends Pick<StoredPanel, 'layer' | 'refs' | 'shared'> { n: number; b: number }
-export interface PanelsEntry { id: string; panels: PanelMeta[]; aligned: Record<string, PanelMeta>; texts: Buffer }
+interface Stored { id: string; panels: PanelMeta[]; aligned: Record<string, PanelMeta> }
+/**
+ * A record's stored panels: its own panels' texts, one after another (`part('')`), and
+ * each translation's alignment panel (`part(layer)`), inflated when first asked for: a
+ * study shows at most one alignment, so the others are never inflated.
+ */
+export interface PanelsEntry extends Stored { part(key: string): Buffer }
 
 const NO_REVIEWS: ReviewView = { version: '', get: () => undefined, all: () => [] };
 
-/** One record's stored form before deflating: its meta and its panels' texts, concatenated. */
-function entryOf(record: StudyRecord, layers: Map<string, LayerInfo>): PanelsEntry {
+/** One record's stored form before deflating: its meta and the texts of its parts ('' its own panels, then each alignment). */
+function entryOf(record: StudyRecord, layers: Map<string, LayerInfo>): { meta: Stored; parts: Map<string, Buffer> } {
   const panels: PanelMeta[] = [];
   const aligned: Record<string, PanelMeta> = {};
-  const texts: Buffer[] = [];
+  const own: Buffer[] = [];
+  const parts = new Map<string, Buffer>([['', Buffer.alloc(0)]]);
   for (const { key, panel, tokens } of allPanelTokens(record, layers, NO_REVIEWS)) {
     const text = Buffer.from(tokens);
-    texts.push(text);
     const m: PanelMeta = { layer: panel.layer, refs: panel.refs, ...(panel.shared ? { shared: panel.shared } : {}), n: panel.tokens.length, b: text.length };
-    if (key) aligned[key] = m;
-    else panels.push(m);
+    if (key) {
+      aligned[key] = m;
+      parts.set(key, text);
+    } else {
+      panels.push(m);
+      own.push(text);
+    }
   }
-  return { id: record.id, panels, aligned, texts: Buffer.concat(texts) };
+  parts.set('', Buffer.concat(own));
+  return { meta: { id: record.id, panels, aligned }, parts };
 }
 
-/** One record's entry in a pack file: meta length, meta, deflated texts. */
+/** One record's entry in a pack file: meta length, meta (with each part's deflated size, `z`), the deflated parts. */
 function encodeEntry(record: StudyRecord, layers: Map<string, LayerInfo>): Buffer {
-  const { texts, ...rest } = entryOf(record, layers);
-  const meta = Buffer.from(JSON.stringify(rest));
-  const head = Buffer.alloc(4);
-  head.writeUInt32LE(meta.length);
+  const { meta, parts } = entryOf(record, layers);
   // Level 6: over the whole canon 164 MiB in 38 s; level 1 saved 5 s for 208 MiB (the
   // serialization is most of the time).
-  return Buffer.concat([head, meta, deflateRawSync(texts, { level: 6 })]);
+  const z = [...parts.values()].map((t) => deflateRawSync(t, { level: 6 }));
+  const m = Buffer.from(JSON.stringify({ ...meta, z: z.map((b) => b.length) }));
+  const head = Buffer.alloc(4);
+  head.writeUInt32LE(m.length);
+  return Buffer.concat([head, m, ...z]);
 }
 
 /** A pack file of entries for ordinals first, first+1, …. */
@@ -84,26 +98,54 @@ export function encodePack(first: number, entries: Buffer[]): Buffer {
   return Buffer.concat([header, table, ...entries]);
 }
 
+/** A pack's header, read once per pack (a range asks it for each of its verses); null when it is not this format and version. */
+const headers = new WeakMap<Buffer, { first: number; count: number; table: number } | null>();
+function headerOf(pack: Buffer) {
+  let h = headers.get(pack);
+  if (h === undefined) {
+    h = null;
+    const nl = pack.indexOf(10);
+    try {
+      const j = nl > 0 && nl < 200 ? JSON.parse(pack.toString('utf8', 0, nl)) : {};
+      if (j.format === PANELS_FORMAT && j.version === PANELS_VERSION && Number.isInteger(j.first) && Number.isInteger(j.count)) h = { first: j.first, count: j.count, table: nl + 1 };
+    } catch { /* not a panels pack */ }
+    headers.set(pack, h);
+  }
+  return h;
+}
+
 /** Entry `ordinal` of a pack file, or undefined when the file is not this format and version, or lacks it. */
 export function decodeEntry(pack: Buffer, ordinal: number): PanelsEntry | undefined {
-  const nl = pack.indexOf(10);
-  if (nl < 0 || nl > 200) return undefined;
-  let h: { format?: string; version?: number; first?: number; count?: number };
-  try {
-    h = JSON.parse(pack.toString('utf8', 0, nl));
-  } catch {
-    return undefined;
-  }
-  if (h.format !== PANELS_FORMAT || h.version !== PANELS_VERSION || typeof h.first !== 'number' || typeof h.count !== 'number') return undefined;
+  const h = headerOf(pack);
+  if (!h) return undefined;
   const i = ordinal - h.first;
   if (i < 0 || i >= h.count) return undefined;
-  const table = nl + 1;
+  const table = h.table;
   const data = table + 4 * (h.count + 1);
   const from = data + pack.readUInt32LE(table + 4 * i);
   const to = data + pack.readUInt32LE(table + 4 * (i + 1));
   const metaLen = pack.readUInt32LE(from);
-  const meta = JSON.parse(pack.toString('utf8', from + 4, from + 4 + metaLen)) as Omit<PanelsEntry, 'texts'>;
-  return { ...meta, texts: inflateRawSync(pack.subarray(from + 4 + metaLen, to)) };
+  const { z, ...meta } = JSON.parse(pack.toString('utf8', from + 4, from + 4 + metaLen)) as Stored & { z: number[] };
+  const keys = ['', ...Object.keys(meta.aligned)];
+  const starts = new Map<string, [number, number]>();
+  let at = from + 4 + metaLen;
+  keys.forEach((k, j) => {
+    starts.set(k, [at, at + z[j]]);
+    at += z[j];
+  });
+  if (at !== to) return undefined;
+  const inflated = new Map<string, Buffer>();
+  const part = (key: string) => {
+    let b = inflated.get(key);
+    if (!b) {
+      const [a, e] = starts.get(key)!;
+      // Its size is known: one output chunk, no chunks joined afterwards.
+      const size = key ? meta.aligned[key].b : meta.panels.reduce((n, p) => n + p.b, 0);
+      inflated.set(key, (b = inflateRawSync(pack.subarray(a, e), { chunkSize: Math.max(64, size + 1) })));
+    }
+    return b;
+  };
+  return { ...meta, part };
 }
 
 /**
@@ -152,9 +194,9 @@ function trusted(release: Release, layers: Map<string, LayerInfo>): Promise<bool
 export async function storedMatches(release: Release, ordinal: number, layers: Map<string, LayerInfo>): Promise<boolean> {
   const stored = await storedPanels(release, ordinal);
   if (!stored) return false;
-  const { texts: a, ...ma } = entryOf(JSON.parse((await release.record(STUDY_DATASET, ordinal)).toString('utf8')) as StudyRecord, layers);
-  const { texts: b, ...mb } = stored;
-  return a.equals(b) && JSON.stringify(ma) === JSON.stringify(mb);
+  const { meta, parts } = entryOf(JSON.parse((await release.record(STUDY_DATASET, ordinal)).toString('utf8')) as StudyRecord, layers);
+  const { part, ...stored_ } = stored;
+  return JSON.stringify(meta) === JSON.stringify(stored_) && [...parts].every(([k, b]) => b.equals(part(k)));
 }
 
 let enabled = true;
@@ -180,7 +222,7 @@ function reviewedRefs(reviews: ReviewView): Set<string> {
  * record showed left out), or undefined when they cannot serve this study: a token filter,
  * a review in force on a shown panel, no (trusted) stored panels in the release.
  */
-export async function readyPanels(release: Release, translation: string, reference: string, ordinals: number[], layers: Map<string, LayerInfo>, f: StudyFilters, reviews: ReviewView): Promise<[Buffer, number] | undefined> {
+export async function readyPanels(release: Release, translation: string, reference: string, ordinals: number[], layers: Map<string, LayerInfo>, f: StudyFilters, reviews: ReviewView): Promise<[Buffer[], number] | undefined> {
   if (!enabled || f.verifiedOnly || !f.includeGenerated || f.confidence || f.reviewStatus) return undefined;
   if (!(await trusted(release, layers))) return undefined;
   const entries: PanelsEntry[] = [];
@@ -195,23 +237,26 @@ export async function readyPanels(release: Release, translation: string, referen
   let count = 0;
   const seen = new Set<string>();
   for (const e of entries) {
-    const at = new Map<PanelMeta, number>();
+    // A layer verse an earlier record of this verse showed is not shown again (study.ts shownBefore).
+    const mine = e.panels.filter((p) => !p.refs.every((r) => seen.has(`${p.layer}:${r}`)));
+    const candidates: PanelMeta[] = own && e.aligned[own] ? [...mine, e.aligned[own]] : mine;
+    for (const { p, layer } of shown(candidates, translation, layers, f)) {
+      if (p.refs.some((r) => inForce.has(`${p.layer}:${r}`))) return undefined;
+    }
     let off = 0;
-    for (const m of [...e.panels, ...Object.values(e.aligned)]) {
+    const at = new Map<PanelMeta, number>();
+    for (const m of e.panels) {
       at.set(m, off);
       off += m.b;
     }
-    // A layer verse an earlier record of this verse showed is not shown again (study.ts hide).
-    const mine = e.panels.filter((p) => !p.refs.every((r) => seen.has(`${p.layer}:${r}`)));
-    const candidates = own && e.aligned[own] ? [...mine, e.aligned[own]] : mine;
     for (const { p, layer } of shown(candidates, translation, layers, f)) {
-      if (p.refs.some((r) => inForce.has(`${p.layer}:${r}`))) return undefined;
+      const text = at.has(p) ? e.part('').subarray(at.get(p)!, at.get(p)! + p.b) : e.part(own!);
       if (count++) parts.push(COMMA);
-      parts.push(Buffer.from(panelHead(p, layer, reference, e.id, translation, p.n, p.n)), e.texts.subarray(at.get(p)!, at.get(p)! + p.b), CLOSE);
+      parts.push(Buffer.from(panelHead(p, layer, reference, e.id, translation, p.n, p.n)), text, CLOSE);
     }
     for (const p of e.panels) for (const r of p.refs) seen.add(`${p.layer}:${r}`);
   }
-  return [Buffer.concat(parts), count];
+  return [parts, count];
 }
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']}');

@@ -109,18 +109,19 @@ async function studyOrdinals(ctx: Ctx, t: Translation, r: { book: string; chapte
 
 /**
  * A verse's panels, already serialized as UTF-8 JSON without the enclosing brackets
- * (`{…},{…}`, empty when none), and how many there are. Bytes, not a string: a 100-verse
- * range is ~3 MB, and spliced Buffers are hashed (ETag) and written without being
- * encoded to UTF-8 again each time.
+ * (`{…},{…}`, empty when none), in parts to be written one after another (the stored
+ * panels' heads and texts, study-panels.ts: not joined twice), and how many there are.
+ * Bytes, not a string: a 100-verse range is ~3 MB, and spliced Buffers are hashed (ETag)
+ * and written without being encoded to UTF-8 again each time.
  */
-export interface StudyVerse { ord: number; reference: string; panels: Buffer; count: number; digest: string }
+export interface StudyVerse { ord: number; reference: string; panels: Buffer[]; count: number; digest: string }
 
 /**
  * Serialized panels by release, verse, translation, filters and review-file version.
  * Expanding a verse's tuples into token objects and serializing them is most of a study
  * request's work; a review changes the version, so a cached panel never hides one.
  */
-let panelCache = new Lru<[Buffer, number, string]>(Number(process.env.ALMANAC_STUDY_CACHE_MB ?? 64) * 2 ** 20);
+let panelCache = new Lru<[Buffer[], number, string]>(Number(process.env.ALMANAC_STUDY_CACHE_MB ?? 64) * 2 ** 20);
 /** Sets the panel cache's budget (the Worker keeps it small: an isolate has 128 MB in all). */
 export function studyCacheBytes(bytes: number) {
   panelCache = new Lru(bytes);
@@ -139,18 +140,20 @@ async function studyOf(ctx: Ctx, t: Translation, ords: number[]): Promise<StudyV
     if (!hit) {
       const ords = await studyOrdinals(ctx, t, v);
       // The build's ready JSON when it serves this study (study-panels.ts), else expanded here.
-      let [bytes, count] = await readyPanels(ctx.release, t.slug, v.id, ords, layers, f, reviews) ?? [undefined, 0];
+      let [bytes, count]: [Buffer[] | undefined, number] = await readyPanels(ctx.release, t.slug, v.id, ords, layers, f, reviews) ?? [undefined, 0];
       if (!bytes) {
         const records: StudyRecord[] = [];
         for (const ord of ords) records.push(JSON.parse((await ctx.release.record(STUDY_DATASET, ord)).toString('utf8')) as StudyRecord);
         // Two records (a verse the KJV splits): each one's panels, a layer verse shown once.
         const parts = records.map((rec, i) => panelsJson(rec, t.slug, v.id, layers, f, reviews, shownBefore(records.slice(0, i))));
-        bytes = Buffer.from(parts.map(([j]) => j).filter(Boolean).join(','));
+        bytes = [Buffer.from(parts.map(([j]) => j).filter(Boolean).join(','))];
         count = parts.reduce((n, [, c]) => n + c, 0);
       }
       // The fragment's own hash, so a response's ETag is a hash of ~100 digests, not of 3 MB.
-      hit = [bytes, count, createHash('sha1').update(bytes).digest('base64url')];
-      panelCache.set(key, hit, hit[0].length + key.length * 2 + 64);
+      const digest = createHash('sha1');
+      for (const b of bytes) digest.update(b);
+      hit = [bytes, count, digest.digest('base64url')];
+      panelCache.set(key, hit, bytes.reduce((n, b) => n + b.length, 0) + key.length * 2 + 64 + 16 * bytes.length);
     }
     return { ord, reference: v.id, panels: hit[0], count: hit[1], digest: hit[2] };
   };
