@@ -38,7 +38,7 @@ import { allPanelTokens, panelHead, shown, type LayerInfo, type StudyFilters } f
 
 export const PANELS_FORMAT = 'almanac-study-panels';
 /** Bump when the stored form changes (the token JSON itself is checked on first use: `trusted`). */
-export const PANELS_VERSION = 1;
+export const PANELS_VERSION = 2;
 
 /** A stored panel: its token count `n` and its tokens' text bytes `b` (in order in its part). */
 export interface PanelMeta extends Pick<StoredPanel, 'layer' | 'refs' | 'shared'> { n: number; b: number }
@@ -126,6 +126,7 @@ export function decodeEntry(pack: Buffer, ordinal: number): PanelsEntry | undefi
   const to = data + pack.readUInt32LE(table + 4 * (i + 1));
   const metaLen = pack.readUInt32LE(from);
   const { z, ...meta } = JSON.parse(pack.toString('utf8', from + 4, from + 4 + metaLen)) as Stored & { z: number[] };
+  if (!Array.isArray(z) || z.length !== 1 + Object.keys(meta.aligned ?? {}).length) return undefined;
   const keys = ['', ...Object.keys(meta.aligned)];
   const starts = new Map<string, [number, number]>();
   let at = from + 4 + metaLen;
