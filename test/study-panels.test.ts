@@ -30,7 +30,9 @@ afterAll(async () => {
   cleanup(srv.stateDir);
 });
 const get = async (p: string) => {
-  const res = await fetch(srv.base + p, { headers: { authorization: `Bearer ${key}` } });
+  const once = () => fetch(srv.base + p, { headers: { authorization: `Bearer ${key}` } });
+  // A client may reuse a keep-alive socket the server closed meanwhile (study-api.test.ts): one retry.
+  const res = await once().catch(once);
   return { status: res.status, text: await res.text() };
 };
 
