@@ -28,7 +28,8 @@
  * BENCH_LIB=<compiled tree>/lib runs another compiled server (a before/after comparison;
  * then nothing is compiled); by default lib/, compiled first when stale, as `npm run serve`.
  * BENCH_SERVER_NODE_ARGS passes flags to the server's node (`--cpu-prof --cpu-prof-dir=…`);
- * BENCH_STARTS=0, BENCH_SEARCH_QUERIES=0 and BENCH_STEADY_N=0 skip steps 1, 3 and 4–5.
+ * BENCH_STARTS=0, BENCH_SEARCH_QUERIES=0 and BENCH_STEADY_N=0 skip steps 1, 3 and 4–5;
+ * BENCH_SEARCH_SLOWEST=<n> lists step 3's n slowest second-pass requests.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -427,6 +428,7 @@ async function searchPasses(base: URL, pid: number) {
   const one = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const byDs = new Map<string, number[]>();
   const firstPass: number[] = [];
+  const slowest: { path: string; ms: number }[] = [];
   const tSearch = performance.now();
   for (const pass of [0, 1]) {
     for (const { d, r } of order) {
@@ -434,7 +436,7 @@ async function searchPasses(base: URL, pid: number) {
       const got = await request(one, base, pass ? `${r.path}&offset=0` : r.path, auth);
       const ms = performance.now() - t;
       if (got.status !== 200 && got.status !== 400) throw new Error(`${r.path}: ${got.status}`);
-      if (pass) (byDs.get(d.id) ?? byDs.set(d.id, []).get(d.id)!).push(ms);
+      if (pass) (byDs.get(d.id) ?? byDs.set(d.id, []).get(d.id)!).push(ms), slowest.push({ path: r.path, ms });
       else firstPass.push(ms);
     }
   }
@@ -451,6 +453,12 @@ async function searchPasses(base: URL, pid: number) {
   for (const [id, xs] of byDs) {
     xs.sort((a, b) => a - b);
     console.log(`| ${id} | ${f(pct(xs, 50), 2)} | ${f(pct(xs, 90), 1)} | ${f(pct(xs, 99), 1)} | ${f(xs[xs.length - 1], 1)} |`);
+  }
+  // The requests that make the tail, to replay alone (BENCH_SEARCH_SLOWEST, default 0).
+  const nSlow = Number(env.BENCH_SEARCH_SLOWEST ?? 0);
+  if (nSlow > 0) {
+    console.log(`slowest ${nSlow} of the second pass:`);
+    for (const x of slowest.sort((a, b) => b.ms - a.ms).slice(0, nSlow)) console.log(`${f(x.ms, 1)} ms ${x.path}`);
   }
 }
 
