@@ -22,7 +22,7 @@ import { stemWord } from '../../pipeline/stemming.ts';
 import { rankWeight } from '../../pipeline/search-weight.ts';
 import { moreTiers, type Tiers } from './match-tiers.ts';
 import { addStopWordScores, splitStopWords } from './stop-words.ts';
-import { binaryIndexBytes, openBinaryIndex } from './binary-index.ts';
+import { binaryIndexBytes, freshPostings, openBinaryIndex } from './binary-index.ts';
 import { WHOLE_BELOW, openRemoteIndex, remoteOf, withPostings } from './remote-postings.ts';
 
 /**
@@ -103,6 +103,8 @@ export class ReleaseSearch {
       // search at once, never in slices (the postings are installed for its duration only).
       if (loaded.some((ms) => remoteOf(ms))) return withPostings(loaded, words, () => runSync(this.searchSteps(ds, q, held)));
     }
+    // Postings blocks read from disk last this search (binary-index.ts PostingsBlocks).
+    for (const ms of held.indexes.values()) freshPostings(ms);
     const steps = this.searchSteps(ds, q, held);
     return yielding ? runYielding(steps) : runSync(steps);
   }

@@ -122,7 +122,9 @@ export function* matchRanked(msFor: (word: string) => MiniSearch, words: string[
   // candidates: a lookup per posting, never a full map of a common word. A split index
   // gives each word its own part, all numbering documents alike; every document left at
   // the end has the rarest word, so that word's part knows all their ordinals.
-  const byCost = [...words].sort((a, b) => indexEntries(msFor(a), a, !narrow.has(a)) - indexEntries(msFor(b), b, !narrow.has(b)));
+  // Each word counted once (the sort's comparisons asked again for each pair).
+  const cost = new Map(words.map((w) => [w, indexEntries(msFor(w), w, !narrow.has(w))]));
+  const byCost = [...words].sort((a, b) => cost.get(a)! - cost.get(b)!);
   if (!byCost.length) return new Map();
   const { ord, base, rising, size } = ordinalTable(msFor(byCost[0]));
   let scores: Uint8Array | null = null;
