@@ -14,6 +14,7 @@ import { encodeIndex } from '../pipeline/search-binary.ts';
 import { searchOptions, searchText, searchTokenize } from '../pipeline/shards.ts';
 import { BLOCK_BYTES, MAX_BLOCKS, freshPostings, openBinaryIndex } from '../server/search/binary-index.ts';
 import { runSync } from '../server/search/search-bounds.ts';
+import { MAX_READS, openRemoteIndex, predictedRanges, remoteOf, withPostings } from '../server/search/remote-postings.ts';
 import { indexEntries, keepTypoPrefix, matchRanked, matchingTerms } from '../server/search/search-index.ts';
 import { fsRelease } from '../server/release/fs-reader.ts';
 import { openFile, signatureOf } from '../server/release/fs-files.ts';
@@ -136,6 +137,22 @@ describe('binary search indexes', () => {
       freshPostings(onDisk);
       indexEntries(onDisk, w, true);
       expect(reads - first, w).toBeGreaterThan(0);
+    }
+  });
+
+  it('a Worker index (postings read by ranges before the search) reads only the spans it predicted: no blocks there', async () => {
+    const { json, file, info } = await forms('bible/kjv', 5000);
+    const options = searchOptions(info.search_fields);
+    let reads = 0;
+    const ms = await openRemoteIndex(file.length, options, async (from, to) => (reads++, file.subarray(from, to)));
+    const o: SearchOptions = { prefix: (t) => t.length >= 3, fuzzy: (t) => (t.length >= 5 ? 1 : false), maxFuzzy: 1, combineWith: 'AND' };
+    for (const q of ['abide', 'lord god', 'comman', 'thing shall']) {
+      reads = 0;
+      const got = await withPostings([ms], q.split(' '), () => scored(ms, q, o));
+      expect(got, q).toEqual(scored(json, q, o));
+      // The predicted ranges and not one more (a miss is a read more, then a run again).
+      expect(reads, q).toBe(predictedRanges(ms, remoteOf(ms)!, q.split(' ')).length);
+      expect(reads, q).toBeLessThanOrEqual(MAX_READS);
     }
   });
 

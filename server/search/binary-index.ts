@@ -265,7 +265,7 @@ export function binaryLayout(head: Uint8Array): { postAt: number; fileSize: numb
  * file), and the postings are read from the file a word at a time. `buf` may then be just
  * those bytes (`fileSize` the whole file's): the Worker never holds the postings.
  */
-function sections(buf: Uint8Array, readAt?: (from: number, to: number) => Uint8Array, fileSize = buf.byteLength) {
+function sections(buf: Uint8Array, readAt?: (from: number, to: number) => Uint8Array, fileSize = buf.byteLength, byBlocks = true) {
   if (!LITTLE_ENDIAN) throw new Error('search index: the binary form needs a little-endian machine');
   if (buf.length < MAGIC.length + 4 || new TextDecoder().decode(buf.subarray(0, MAGIC.length)) !== MAGIC) throw new Error('search index: not a binary index file');
   const hlen = new DataView(buf.buffer, buf.byteOffset, buf.byteLength).getUint32(MAGIC.length, true);
@@ -285,8 +285,10 @@ function sections(buf: Uint8Array, readAt?: (from: number, to: number) => Uint8A
     return new Kind(bytes.buffer as ArrayBuffer, bytes.byteOffset + o, l / Kind.BYTES_PER_ELEMENT);
   };
   const inMemory = onDisk ? undefined : at('post', Uint8Array);
-  const blocks = onDisk ? new PostingsBlocks((from, to) => readAt!(postAt + from, postAt + to), h.sections.post[1]) : undefined;
-  const post = inMemory ? (from: number, to: number) => inMemory.subarray(from, to) : (from: number, to: number) => blocks!.at(from, to);
+  // By blocks where a read is a file's (Node); the Worker's reads answer only the spans read before the search (remote-postings.ts).
+  const blocks = onDisk && byBlocks ? new PostingsBlocks((from, to) => readAt!(postAt + from, postAt + to), h.sections.post[1]) : undefined;
+  const post = inMemory ? (from: number, to: number) => inMemory.subarray(from, to)
+    : blocks ? (from: number, to: number) => blocks.at(from, to) : (from: number, to: number) => readAt!(postAt + from, postAt + to);
   return { h, at, post, held: bytes.byteLength + (blocks ? blocks.most : 0), blocks };
 }
 
@@ -303,8 +305,8 @@ function copyOf(b: Uint8Array): Uint8Array {
  * postings, half of the release's 60 MiB of indexes, in the page cache instead of the
  * process (issue 27: RSS); a word's postings are then read by 8 KiB blocks (postings-blocks.ts).
  */
-export function openBinaryIndex(buf: Uint8Array, options: LoadOptions, readAt?: (from: number, to: number) => Uint8Array, fileSize?: number): MiniSearch {
-  const { h, at, post, held, blocks } = sections(buf, readAt, fileSize);
+export function openBinaryIndex(buf: Uint8Array, options: LoadOptions, readAt?: (from: number, to: number) => Uint8Array, fileSize?: number, byBlocks = true): MiniSearch {
+  const { h, at, post, held, blocks } = sections(buf, readAt, fileSize, byBlocks);
   const ms = (MiniSearch as unknown as { loadJS(js: unknown, o: LoadOptions): MiniSearch }).loadJS({
     documentCount: h.documentCount, nextId: h.nextId, documentIds: {}, fieldIds: h.fieldIds, fieldLength: {},
     averageFieldLength: h.averageFieldLength, storedFields: {}, dirtCount: h.dirtCount, index: [], serializationVersion: 2,
