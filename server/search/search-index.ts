@@ -170,6 +170,16 @@ export function* matchRanked(msFor: (word: string) => MiniSearch, words: string[
   return buckets;
 }
 
+/** The ordinals of several shards' matchRanked lists of one score in one ascending list (as a Float64Array sorts them). */
+export function ascending(lists: number[][]): Float64Array {
+  let n = 0;
+  for (const l of lists) n += l.length;
+  const all = new Float64Array(n);
+  let at = 0;
+  for (const l of lists) all.set(l, at), (at += l.length);
+  return all.sort();
+}
+
 /**
  * The typo rule of split indexes, applied to every loaded index so that split and whole
  * ones answer alike: a typo match must start with the word's first TYPO_FREE_PREFIX
