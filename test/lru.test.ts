@@ -7,6 +7,7 @@ import elements from '../sources/elements.ts';
 import { Lru } from '../server/release/lru.ts';
 import type { Release } from '../server/release/release.ts';
 import { fsRelease } from '../server/release/fs-reader.ts';
+import { BLOCK_BYTES, MAX_BLOCKS } from '../server/search/binary-index.ts';
 import { cleanup, quiet, tempDir } from './helpers.ts';
 
 describe('Lru', () => {
@@ -56,7 +57,8 @@ describe('search indexes in the shard cache', () => {
       const [postAt] = JSON.parse(bytes.subarray(12, 12 + bytes.readUInt32LE(8)).toString()).sections.post as [number, number];
       const held = probe.cacheStats().entries.find((e) => e.key === `s:${d.id}:0`)!.size;
       expect(held).toBeGreaterThanOrEqual(postAt);
-      expect(held).toBeLessThan(postAt + 64 * 1024);
+      // …and the few blocks of postings last read (binary-index.ts PostingsBlocks).
+      expect(held).toBeLessThan(postAt + BLOCK_BYTES * MAX_BLOCKS + 64 * 1024);
     }
     const budget = Math.max(...sizes) + Math.min(...sizes);
     const small = fsRelease(dist, budget);
@@ -85,6 +87,31 @@ describe('records read alone', () => {
     expect(alone.equals(page[1])).toBe(true);
     expect(again.equals(page[2])).toBe(true);
     expect(JSON.parse(alone.toString())).toBeTypeOf('object');
+  });
+
+  it('records of a pack lying close together are read as one range, the same bytes as each alone, and a changed pack still answers release_corrupt (issue 41, item 4)', async () => {
+    const dist = tempDir('almanac-records-near-');
+    try {
+      await build({ env: { ALMANAC_DIST: dist, ALMANAC_CACHE: path.join(dist, '.cache') }, sources: [elements], log: quiet });
+      const r = fsRelease(dist);
+      await r.record('elements', 0); // the pack scanned and checked once
+      const range = r.reader.range!.bind(r.reader);
+      let reads = 0;
+      Object.assign(r.reader, { range: (...a: Parameters<typeof range>) => (reads++, range(...a)) });
+      const ordinals = [5, 3, 7, 3, 6];
+      const near = await r.records('elements', ordinals);
+      // One read for the five (a v1 search's phrase window read its 200 texts one by one).
+      expect(reads).toBe(1);
+      for (const [k, o] of ordinals.entries()) expect(near[k].equals(await r.record('elements', o)), String(o)).toBe(true);
+      const file = path.join(dist, 'releases', r.id, 'elements/packs/0.ndjson');
+      const bytes = readFileSync(file);
+      bytes[2] = bytes[2] === 0x61 ? 0x62 : 0x61;
+      await new Promise((res) => setTimeout(res, 20));
+      writeFileSync(file, bytes);
+      await expect(r.records('elements', [1, 2])).rejects.toThrow(expect.objectContaining({ code: 'release_corrupt' }));
+    } finally {
+      cleanup(dist);
+    }
   });
 
   it('a pack changed on disk after its first check is checked again, and answers release_corrupt', async () => {

@@ -12,9 +12,10 @@ import MiniSearch, { type SearchOptions } from 'minisearch';
 import { describe, expect, inject, it } from 'vitest';
 import { encodeIndex } from '../pipeline/search-binary.ts';
 import { searchOptions, searchText, searchTokenize } from '../pipeline/shards.ts';
-import { openBinaryIndex } from '../server/search/binary-index.ts';
+import { BLOCK_BYTES, MAX_BLOCKS, freshPostings, openBinaryIndex } from '../server/search/binary-index.ts';
 import { runSync } from '../server/search/search-bounds.ts';
-import { indexEntries, keepTypoPrefix, matchRanked } from '../server/search/search-index.ts';
+import { MAX_READS, openRemoteIndex, predictedRanges, remoteOf, withPostings } from '../server/search/remote-postings.ts';
+import { indexEntries, keepTypoPrefix, matchRanked, matchingTerms } from '../server/search/search-index.ts';
 import { fsRelease } from '../server/release/fs-reader.ts';
 import { openFile, signatureOf } from '../server/release/fs-files.ts';
 import { cleanup, tempDir } from './helpers.ts';
@@ -47,7 +48,7 @@ async function forms(ds: string, n: number, rank?: string) {
   writeFileSync(path, file);
   const opened = openFile(path, signatureOf(statSync(path)))!;
   const onDisk = openBinaryIndex(file, options, (from, to) => opened.read(from, to)!);
-  return { json, binary, onDisk, docs, info };
+  return { json, binary, onDisk, docs, info, file };
 }
 
 /** Queries from the records' own words: pairs, prefixes (cut words) and typos after the second letter. */
@@ -112,6 +113,49 @@ describe('binary search indexes', () => {
     }
   });
 
+  it('reads the postings of an index kept on disk by blocks, and a word asked again reads nothing (issue 41, item 4)', async () => {
+    const { json, file, info } = await forms('bible/kjv', 5000);
+    const path = join(tempDir('almanac-search-blocks-'), 'search.bin');
+    writeFileSync(path, file);
+    const opened = openFile(path, signatureOf(statSync(path)))!;
+    let reads = 0;
+    const onDisk = openBinaryIndex(file, searchOptions(info.search_fields), (from, to) => (reads++, opened.read(from, to)!));
+    // Words whose prefix and typo matches are many terms: one read per term and per pass before.
+    // Not 'the': postings longer than a block are read alone each time, as before.
+    for (const w of ['abide', 'thing', 'lord', 'comman', 'shall']) {
+      reads = 0;
+      const terms = [...matchingTerms(onDisk, w, true)].length;
+      expect(indexEntries(onDisk, w, true), w).toBe(indexEntries(json, w, true));
+      const first = reads;
+      expect(terms, w).toBeGreaterThan(1);
+      // A search reads a word's postings up to three times (cost bound, order, match): the later ones read nothing.
+      expect(indexEntries(onDisk, w, true), w).toBe(indexEntries(json, w, true));
+      runSync(matchRanked(() => onDisk, [w], new Set()));
+      expect(reads - first, w).toBe(0);
+      expect(first, w).toBeLessThan(terms);
+      // A new search reads (and checks the file's signature) again.
+      freshPostings(onDisk);
+      indexEntries(onDisk, w, true);
+      expect(reads - first, w).toBeGreaterThan(0);
+    }
+  });
+
+  it('a Worker index (postings read by ranges before the search) reads only the spans it predicted: no blocks there', async () => {
+    const { json, file, info } = await forms('bible/kjv', 5000);
+    const options = searchOptions(info.search_fields);
+    let reads = 0;
+    const ms = await openRemoteIndex(file.length, options, async (from, to) => (reads++, file.subarray(from, to)));
+    const o: SearchOptions = { prefix: (t) => t.length >= 3, fuzzy: (t) => (t.length >= 5 ? 1 : false), maxFuzzy: 1, combineWith: 'AND' };
+    for (const q of ['abide', 'lord god', 'comman', 'thing shall']) {
+      reads = 0;
+      const got = await withPostings([ms], q.split(' '), () => scored(ms, q, o));
+      expect(got, q).toEqual(scored(json, q, o));
+      // The predicted ranges and not one more (a miss is a read more, then a run again).
+      expect(reads, q).toBe(predictedRanges(ms, remoteOf(ms)!, q.split(' ')).length);
+      expect(reads, q).toBeLessThanOrEqual(MAX_READS);
+    }
+  });
+
   it('refuses a file that is not a binary index, and one cut short', async () => {
     const { docs, info } = await forms('units', 200);
     const built = new MiniSearch(searchOptions(info.search_fields));
@@ -150,7 +194,8 @@ describe('binary search indexes', () => {
       const held = r.cacheStats().entries.find((e) => e.key === 's:elements:0')!;
       const hlen = bytes.readUInt32LE(8);
       const [postAt, postLength] = JSON.parse(bytes.subarray(12, 12 + hlen).toString()).sections.post as [number, number];
-      expect(held.size).toBeLessThan(bytes.length - postLength + 8192); // the postings are not held
+      // The postings are not held, but for the few blocks last read (binary-index.ts PostingsBlocks).
+      expect(held.size).toBeLessThan(bytes.length - postLength + BLOCK_BYTES * MAX_BLOCKS + 8192);
       // The same size, other bytes in the postings: only the signature (a new mtime) tells.
       bytes[postAt + postLength - 1] ^= 0xff;
       await new Promise((res) => setTimeout(res, 20));

@@ -12,6 +12,10 @@
 import MiniSearch from 'minisearch';
 import { LITTLE_ENDIAN, MAGIC, type BinaryHeader } from '../../pipeline/search-binary.ts';
 import { typoKeepsPrefix } from '../../pipeline/search-parts.ts';
+import { EditRows } from './edit-rows.ts';
+import { PostingsBlocks } from './postings-blocks.ts';
+
+export { BLOCK_BYTES, MAX_BLOCKS } from './postings-blocks.ts';
 
 type LoadOptions = ConstructorParameters<typeof MiniSearch>[0];
 
@@ -72,6 +76,8 @@ type TermData = Map<number, Postings>;
 
 /** The term dictionary and postings: what minisearch's radix tree answers (get, atPrefix, fuzzyGet, size). */
 class TermTable {
+  private readonly fuzzyMemo = new Map<string, [number, number][]>();
+  private readonly edits = new EditRows();
   /** `post(from, to)`: bytes [from, to) of the postings section, a view of memory or a read from the file. */
   constructor(private readonly off: Uint32Array, private readonly chars: Uint16Array, private readonly rank: Uint32Array, private readonly postOff: Uint32Array, private readonly post: (from: number, to: number) => Uint8Array) {}
 
@@ -172,21 +178,40 @@ class TermTable {
    */
   fuzzyGet(w: string, max: number): Map<string, [TermData, number]> {
     const out = new Map<string, [TermData, number]>();
-    const key = [...w].slice(0, 2).join('');
-    const [lo, hi] = this.range(key);
+    for (const [k, d] of this.fuzzyTerms(w, max)) out.set(this.term(k), [this.data(k), d]);
+    return out;
+  }
+
+  /**
+   * The terms fuzzyGet answers, as [position, distance] in its order. A search asks for
+   * the same word's typos up to three times (the cost bound, the rarest-first order, the
+   * match itself; minisearch once more when it scores), and each ask scanned every term
+   * of the word's two-letter prefix (geography/places "marcos": ~10 ms of a 15 ms search):
+   * the last FUZZY_MEMO answers are kept (a few positions each).
+   */
+  private fuzzyTerms(w: string, max: number): [number, number][] {
+    const key = `${max}:${w}`;
+    const hit = this.fuzzyMemo.get(key);
+    if (hit) {
+      this.fuzzyMemo.delete(key);
+      this.fuzzyMemo.set(key, hit);
+      return hit;
+    }
+    const [lo, hi] = this.range([...w].slice(0, 2).join(''));
     const found: number[] = [];
     const dist = new Map<number, number>();
     for (let k = lo; k < hi; k++) {
-      const n = this.off[k + 1] - this.off[k];
+      const a = this.off[k], n = this.off[k + 1] - a;
       if (Math.abs(n - w.length) > max) continue;
-      const t = this.term(k);
-      if (!typoKeepsPrefix(w, t)) continue;
-      const d = editsWithin(w, t, max);
-      if (d <= max) found.push(k), dist.set(k, d);
+      // The distance over the dictionary's own code units: no string per term scanned.
+      const d = this.edits.within(w, this.chars, a, n, max);
+      if (d <= max && typoKeepsPrefix(w, this.term(k))) found.push(k), dist.set(k, d);
     }
     // minisearch's fuzzy search walks the tree's children first to last, its iterator last to first.
-    for (const k of this.byRank(0, 0, found).reverse()) out.set(this.term(k), [this.data(k), dist.get(k)!]);
-    return out;
+    const list = this.byRank(0, 0, found).reverse().map((k): [number, number] => [k, dist.get(k)!]);
+    this.fuzzyMemo.set(key, list);
+    if (this.fuzzyMemo.size > FUZZY_MEMO) this.fuzzyMemo.delete(this.fuzzyMemo.keys().next().value!);
+    return list;
   }
 
   /** Sorted positions lo..hi (or `list`) in the radix tree's iteration order. */
@@ -199,23 +224,8 @@ class TermTable {
   *[Symbol.iterator](): Generator<[string, TermData]> { for (const k of this.byRank(0, this.rank.length)) yield [this.term(k), this.data(k)]; }
 }
 
-/** Levenshtein distance of a and b when at most `max`, else max + 1 (banded). */
-function editsWithin(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    let best = i;
-    for (let j = 1; j <= b.length; j++) {
-      const v = Math.min(prev[j - 1] + (a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1), prev[j] + 1, row[j - 1] + 1);
-      row.push(v);
-      if (v < best) best = v;
-    }
-    if (best > max) return max + 1;
-    prev = row;
-  }
-  return Math.min(prev[b.length], max + 1);
-}
+/** fuzzyGet answers kept per index (each a few positions): a query has at most 8 words, with stems 16. */
+const FUZZY_MEMO = 32;
 
 /** Document short id → ordinal, as minisearch's `_documentIds` Map (has, get, size, iteration). */
 export class DocumentIds {
@@ -255,7 +265,7 @@ export function binaryLayout(head: Uint8Array): { postAt: number; fileSize: numb
  * file), and the postings are read from the file a word at a time. `buf` may then be just
  * those bytes (`fileSize` the whole file's): the Worker never holds the postings.
  */
-function sections(buf: Uint8Array, readAt?: (from: number, to: number) => Uint8Array, fileSize = buf.byteLength) {
+function sections(buf: Uint8Array, readAt?: (from: number, to: number) => Uint8Array, fileSize = buf.byteLength, byBlocks = true) {
   if (!LITTLE_ENDIAN) throw new Error('search index: the binary form needs a little-endian machine');
   if (buf.length < MAGIC.length + 4 || new TextDecoder().decode(buf.subarray(0, MAGIC.length)) !== MAGIC) throw new Error('search index: not a binary index file');
   const hlen = new DataView(buf.buffer, buf.byteOffset, buf.byteLength).getUint32(MAGIC.length, true);
@@ -275,8 +285,11 @@ function sections(buf: Uint8Array, readAt?: (from: number, to: number) => Uint8A
     return new Kind(bytes.buffer as ArrayBuffer, bytes.byteOffset + o, l / Kind.BYTES_PER_ELEMENT);
   };
   const inMemory = onDisk ? undefined : at('post', Uint8Array);
-  const post = inMemory ? (from: number, to: number) => inMemory.subarray(from, to) : (from: number, to: number) => readAt!(postAt + from, postAt + to);
-  return { h, at, post, held: bytes.byteLength };
+  // By blocks where a read is a file's (Node); the Worker's reads answer only the spans read before the search (remote-postings.ts).
+  const blocks = onDisk && byBlocks ? new PostingsBlocks((from, to) => readAt!(postAt + from, postAt + to), h.sections.post[1]) : undefined;
+  const post = inMemory ? (from: number, to: number) => inMemory.subarray(from, to)
+    : blocks ? (from: number, to: number) => blocks.at(from, to) : (from: number, to: number) => readAt!(postAt + from, postAt + to);
+  return { h, at, post, held: bytes.byteLength + (blocks ? blocks.most : 0), blocks };
 }
 
 /** A copy in an array of its own (memcpy; starts at offset 0, so aligned). */
@@ -290,10 +303,10 @@ function copyOf(b: Uint8Array): Uint8Array {
  * A binary index file as a MiniSearch searching it in place (the options the index was
  * built with). `readAt` (Node: the checked file kept open, release.ts readAt) keeps the
  * postings, half of the release's 60 MiB of indexes, in the page cache instead of the
- * process (issue 27: RSS); a word's postings are then one read of a few hundred bytes.
+ * process (issue 27: RSS); a word's postings are then read by 8 KiB blocks (postings-blocks.ts).
  */
-export function openBinaryIndex(buf: Uint8Array, options: LoadOptions, readAt?: (from: number, to: number) => Uint8Array, fileSize?: number): MiniSearch {
-  const { h, at, post, held } = sections(buf, readAt, fileSize);
+export function openBinaryIndex(buf: Uint8Array, options: LoadOptions, readAt?: (from: number, to: number) => Uint8Array, fileSize?: number, byBlocks = true): MiniSearch {
+  const { h, at, post, held, blocks } = sections(buf, readAt, fileSize, byBlocks);
   const ms = (MiniSearch as unknown as { loadJS(js: unknown, o: LoadOptions): MiniSearch }).loadJS({
     documentCount: h.documentCount, nextId: h.nextId, documentIds: {}, fieldIds: h.fieldIds, fieldLength: {},
     averageFieldLength: h.averageFieldLength, storedFields: {}, dirtCount: h.dirtCount, index: [], serializationVersion: 2,
@@ -309,8 +322,13 @@ export function openBinaryIndex(buf: Uint8Array, options: LoadOptions, readAt?: 
   const index = new TermTable(at('termOff', Uint32Array), at('termChars', Uint16Array), at('termRank', Uint32Array), at('postOff', Uint32Array), post);
   Object.assign(ms, { _documentIds: documentIds, _idToShortId: new Map(), _fieldLength: fieldLength, _storedFields: storedFields, _index: index });
   binaryBytes.set(ms, held);
+  if (blocks) diskBlocks.set(ms, blocks);
   return ms;
 }
+
+const diskBlocks = new WeakMap<MiniSearch, PostingsBlocks>();
+/** A search begins on `ms`: postings blocks kept by an earlier search are dropped (PostingsBlocks). */
+export const freshPostings = (ms: MiniSearch) => diskBlocks.get(ms)?.fresh();
 
 /** The postings bytes [from, to) (from the postings' start) of every term of `ms` starting with `prefix`; undefined for an index not opened here. */
 export function prefixSpan(ms: MiniSearch, prefix: string): [number, number] | undefined {

@@ -17,12 +17,12 @@ import type { FileEntry } from '../../pipeline/writer.ts';
 import {
   runSync, runYielding, BOUNDED_MATCH, MAX_CANDIDATES, MAX_POSTINGS, MAX_RANKED_POSTINGS, MAX_TERM_POSTINGS, PREFIX_MIN_LETTERS, boundWords, deadline, fitBudget, type SearchResult,
 } from './search-bounds.ts';
-import { indexEntries, keepTypoPrefix, loadIndexSliced, matchRanked, searchSplit, termCountOf } from './search-index.ts';
+import { ascending, indexEntries, keepTypoPrefix, loadIndexSliced, matchRanked, searchSplit, termCountOf } from './search-index.ts';
 import { stemWord } from '../../pipeline/stemming.ts';
 import { rankWeight } from '../../pipeline/search-weight.ts';
 import { moreTiers, type Tiers } from './match-tiers.ts';
 import { addStopWordScores, splitStopWords } from './stop-words.ts';
-import { binaryIndexBytes, openBinaryIndex } from './binary-index.ts';
+import { binaryIndexBytes, freshPostings, openBinaryIndex } from './binary-index.ts';
 import { WHOLE_BELOW, openRemoteIndex, remoteOf, withPostings } from './remote-postings.ts';
 
 /**
@@ -103,6 +103,8 @@ export class ReleaseSearch {
       // search at once, never in slices (the postings are installed for its duration only).
       if (loaded.some((ms) => remoteOf(ms))) return withPostings(loaded, words, () => runSync(this.searchSteps(ds, q, held)));
     }
+    // Postings blocks read from disk last this search (binary-index.ts PostingsBlocks).
+    for (const ms of held.indexes.values()) freshPostings(ms);
     const steps = this.searchSteps(ds, q, held);
     return yielding ? runYielding(steps) : runSync(steps);
   }
@@ -256,7 +258,10 @@ export class ReleaseSearch {
       const ordinals: number[] = [];
       for (const score of [...buckets.keys()].sort((a, b) => b - a)) {
         const lists = buckets.get(score)!;
-        const merged = lists.length === 1 ? lists[0] : Array.from(Float64Array.from(lists.flat()).sort());
+        // Several shards' lists merged in ascending order: copied into one typed array, sorted
+        // there (flat(), then from() and back through iterators, was 4.3 of a 5 ms search
+        // of population "texas", 19,500 hits; the same order, 1.8 ms).
+        const merged = lists.length === 1 ? lists[0] : ascending(lists);
         for (let i = 0; i < merged.length; i++) ordinals.push(merged[i]);
         yield;
       }

@@ -67,7 +67,8 @@ export async function openRemoteIndex(size: number, options: LoadOptions, read: 
   const { postAt, fileSize } = layout;
   const pre = postAt <= head.length ? head.subarray(0, postAt) : await read(0, postAt);
   const r = new RemotePostings(postAt, fileSize, read);
-  const ms = openBinaryIndex(pre, options, (from, to) => r.at(from, to), fileSize);
+  // Not by blocks (binary-index.ts): a block would reach past the spans read for the query, a miss and a read more.
+  const ms = openBinaryIndex(pre, options, (from, to) => r.at(from, to), fileSize, false);
   remote.set(ms, r);
   return ms;
 }

@@ -122,7 +122,9 @@ export function* matchRanked(msFor: (word: string) => MiniSearch, words: string[
   // candidates: a lookup per posting, never a full map of a common word. A split index
   // gives each word its own part, all numbering documents alike; every document left at
   // the end has the rarest word, so that word's part knows all their ordinals.
-  const byCost = [...words].sort((a, b) => indexEntries(msFor(a), a, !narrow.has(a)) - indexEntries(msFor(b), b, !narrow.has(b)));
+  // Each word counted once (the sort's comparisons asked again for each pair).
+  const cost = new Map(words.map((w) => [w, indexEntries(msFor(w), w, !narrow.has(w))]));
+  const byCost = [...words].sort((a, b) => cost.get(a)! - cost.get(b)!);
   if (!byCost.length) return new Map();
   const { ord, base, rising, size } = ordinalTable(msFor(byCost[0]));
   let scores: Uint8Array | null = null;
@@ -166,6 +168,16 @@ export function* matchRanked(msFor: (word: string) => MiniSearch, words: string[
   if (!rising) for (const list of buckets.values()) list.sort((a, b) => a - b);
   if (ranks.size) for (const list of buckets.values()) list.sort((a, b) => (ranks.get(b) ?? 0) - (ranks.get(a) ?? 0) || a - b);
   return buckets;
+}
+
+/** The ordinals of several shards' matchRanked lists of one score in one ascending list (as a Float64Array sorts them). */
+export function ascending(lists: number[][]): Float64Array {
+  let n = 0;
+  for (const l of lists) n += l.length;
+  const all = new Float64Array(n);
+  let at = 0;
+  for (const l of lists) all.set(l, at), (at += l.length);
+  return all.sort();
 }
 
 /**
