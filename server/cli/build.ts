@@ -37,13 +37,11 @@ export async function releaseDocuments(at: { dir: string; manifest: Manifest }):
 function releasePanels(at: { dir: string; manifest: Manifest }): OutFile[] {
   const info = (at.manifest.datasets as Record<string, { summary?: StudySummary }>)[STUDY_DATASET] as { summary?: StudySummary } | undefined;
   if (!info?.summary) return [];
-  const started = performance.now();
-  const files = studyPanelFiles(at, (n) => {
+  // Nothing printed here: a build's caller owns its output (buildInChild reads its stdout as JSON).
+  return studyPanelFiles(at, (n) => {
     const text = readFileSync(path.join(at.dir, packPath(STUDY_DATASET, n)), 'utf8');
     return text.split('\n').filter(Boolean).map((l) => Buffer.from(l));
   }, layerTable(info.summary));
-  if (files.length) console.log(`study panels as ready JSON: ${files.length} files, ${(files.reduce((n, f) => n + f.content.length, 0) / 2 ** 20).toFixed(1)} MiB, ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return files;
 }
 
 /** A complete release: the datasets and the server's documents. */
