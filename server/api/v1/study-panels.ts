@@ -239,7 +239,7 @@ export async function readyPanels(release: Release, translation: string, referen
   const seen = new Set<string>();
   for (const e of entries) {
     // A layer verse an earlier record of this verse showed is not shown again (study.ts shownBefore).
-    const mine = e.panels.filter((p) => !p.refs.every((r) => seen.has(`${p.layer}:${r}`)));
+    const mine = seen.size ? e.panels.filter((p) => !p.refs.every((r) => seen.has(`${p.layer}:${r}`))) : e.panels;
     const candidates: PanelMeta[] = own && e.aligned[own] ? [...mine, e.aligned[own]] : mine;
     for (const { p, layer } of shown(candidates, translation, layers, f)) {
       if (p.refs.some((r) => inForce.has(`${p.layer}:${r}`))) return undefined;
