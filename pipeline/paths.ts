@@ -96,7 +96,7 @@ export const panelsPath = (ds: string, n: number) => `${ds}/panels/${n}.bin`;
 
 /**
  * The study panels files (panelsPath): a dataset's files, but derived from its packs by
- * the server's build and 164 MiB for the full canon, so the dataset's own download
+ * the server's build and 250 MiB for the full canon, so the dataset's own download
  * leaves them out (a server without them expands the packs); all.tar.gz keeps them, so a
  * release pulled from it is the same release (pipeline/bundle.ts).
  */

@@ -38,10 +38,7 @@ function releasePanels(at: { dir: string; manifest: Manifest }): OutFile[] {
   const info = (at.manifest.datasets as Record<string, { summary?: StudySummary }>)[STUDY_DATASET] as { summary?: StudySummary } | undefined;
   if (!info?.summary) return [];
   // Nothing printed here: a build's caller owns its output (buildInChild reads its stdout as JSON).
-  return studyPanelFiles(at, (n) => {
-    const text = readFileSync(path.join(at.dir, packPath(STUDY_DATASET, n)), 'utf8');
-    return text.split('\n').filter(Boolean).map((l) => Buffer.from(l));
-  }, layerTable(info.summary));
+  return studyPanelFiles(at, (n) => readFileSync(path.join(at.dir, packPath(STUDY_DATASET, n)), 'utf8').split('\n').filter(Boolean), layerTable(info.summary));
 }
 
 /** A complete release: the datasets and the server's documents. */

@@ -13,9 +13,10 @@
  * (study-tokens.ts panelsJson), whose output this equals byte for byte (tested over the
  * whole release by test/study-serializer-check.ts).
  *
- * Deflated per record: the text is 1.2 GB for the whole canon (~46 KB a verse; the keys of
- * ~20 fields repeat for every token), 164 MiB deflated with every translation's alignment
- * panels, less than the study packs themselves (272 MiB).
+ * Deflated per record and part: the text is 1.2 GB for the whole canon (~46 KB a verse;
+ * the keys of ~20 fields repeat for every token) and 2.2 GB with every translation's
+ * alignment panels; 250 MiB deflated (193 MiB when a record's parts were deflated together,
+ * but a study then inflated the alignments it never shows).
  * Inflating a range's 100 records takes 3–8 ms.
  *
  * A pack file: a JSON header line ({format, version, first, count}), then count+1 uint32
@@ -26,7 +27,7 @@
  * translation's alignment panel (a study of kjv inflates half of what the record holds).
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { panelsPath, packOf } from '../../../pipeline/paths.ts';
+import { PACK_SIZE, panelsPath, packOf } from '../../../pipeline/paths.ts';
 import type { OutFile } from '../../../pipeline/shards.ts';
 import type { Manifest } from '../../../pipeline/writer.ts';
 import { STUDY_DATASET, type StudyRecord } from '../../../sources/scripture/study/dataset.ts';
@@ -76,8 +77,8 @@ function entryOf(record: StudyRecord, layers: Map<string, LayerInfo>): { meta: S
 /** One record's entry in a pack file: meta length, meta (with each part's deflated size, `z`), the deflated parts. */
 function encodeEntry(record: StudyRecord, layers: Map<string, LayerInfo>): Buffer {
   const { meta, parts } = entryOf(record, layers);
-  // Level 6: over the whole canon 164 MiB in 38 s; level 1 saved 5 s for 208 MiB (the
-  // serialization is most of the time).
+  // Level 6: measured over the whole canon with a record's parts deflated together, 164 MiB
+  // in 38 s; level 1 saved 5 s for 208 MiB (the serialization is most of the time).
   const z = [...parts.values()].map((t) => deflateRawSync(t, { level: 6 }));
   const m = Buffer.from(JSON.stringify({ ...meta, z: z.map((b) => b.length) }));
   const head = Buffer.alloc(4);
@@ -154,14 +155,14 @@ export function decodeEntry(pack: Buffer, ordinal: number): PanelsEntry | undefi
  * none when the dataset is absent, or when its panels files are already there (a dataset
  * carried forward from the live release brings its own).
  */
-export function studyPanelFiles(at: { dir: string; manifest: Manifest }, records: (pack: number) => Buffer[], layers: Map<string, LayerInfo>): OutFile[] {
+export function studyPanelFiles(at: { dir: string; manifest: Manifest }, records: (pack: number) => string[], layers: Map<string, LayerInfo>): OutFile[] {
   const info = (at.manifest.datasets as Record<string, { records: number; pack_size?: number }>)[STUDY_DATASET] as { records: number; pack_size?: number } | undefined;
   if (!info || at.manifest.files[panelsPath(STUDY_DATASET, 0)]) return [];
-  const size = info.pack_size ?? 1000;
+  const size = info.pack_size ?? PACK_SIZE;
   const out: OutFile[] = [];
   for (let n = 0; n <= packOf(Math.max(0, info.records - 1), size); n++) {
     const lines = records(n);
-    out.push({ path: panelsPath(STUDY_DATASET, n), content: encodePack(n * size, lines.map((l) => encodeEntry(JSON.parse(l.toString('utf8')) as StudyRecord, layers))) });
+    out.push({ path: panelsPath(STUDY_DATASET, n), content: encodePack(n * size, lines.map((l) => encodeEntry(JSON.parse(l) as StudyRecord, layers))) });
   }
   return out;
 }
@@ -241,16 +242,15 @@ export async function readyPanels(release: Release, translation: string, referen
     // A layer verse an earlier record of this verse showed is not shown again (study.ts shownBefore).
     const mine = seen.size ? e.panels.filter((p) => !p.refs.every((r) => seen.has(`${p.layer}:${r}`))) : e.panels;
     const candidates: PanelMeta[] = own && e.aligned[own] ? [...mine, e.aligned[own]] : mine;
-    for (const { p, layer } of shown(candidates, translation, layers, f)) {
-      if (p.refs.some((r) => inForce.has(`${p.layer}:${r}`))) return undefined;
-    }
+    const show = [...shown(candidates, translation, layers, f)];
+    if (show.some(({ p }) => p.refs.some((r) => inForce.has(`${p.layer}:${r}`)))) return undefined;
     let off = 0;
     const at = new Map<PanelMeta, number>();
     for (const m of e.panels) {
       at.set(m, off);
       off += m.b;
     }
-    for (const { p, layer } of shown(candidates, translation, layers, f)) {
+    for (const { p, layer } of show) {
       const text = at.has(p) ? e.part('').subarray(at.get(p)!, at.get(p)! + p.b) : e.part(own!);
       if (count++) parts.push(COMMA);
       parts.push(Buffer.from(panelHead(p, layer, reference, e.id, translation, p.n, p.n)), text, CLOSE);
