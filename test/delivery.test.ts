@@ -17,6 +17,7 @@ import { Limits } from '../server/state/limits.ts';
 import { MONTHLY_WINDOW_SECONDS } from '../server/state/plans.ts';
 import { CACHE_POLICY } from '../server/http/cache-policy.ts';
 import { Encoded, negotiate } from '../server/http/encoding.ts';
+import { hashOf } from '../server/http/respond.ts';
 import { FEED_URL, feed } from './fixtures/live-source.ts';
 import { cleanup, quiet, startServer, type Running } from './helpers.ts';
 import { tempDirs } from './temp.ts';
@@ -85,6 +86,25 @@ describe('Accept-Encoding negotiation (RFC 9110 §12.5.3)', () => {
     expect((await again).body).toBe(a.body);
     expect(brotliDecompressSync(a.body as Buffer).toString()).toBe(e.body);
     expect(new Encoded('{"a":1}', 'h').offered).toEqual([]); // under 1 KB: identity only
+  });
+
+  it('compresses a body given in parts as the bytes they join into, with concurrent compressions kept apart', async () => {
+    // Parts share reused scratch buffers (http/encoding.ts): eight bodies of different
+    // sizes compressed at once, each must decode to its own bytes, in every coding.
+    const bodies = Array.from({ length: 8 }, (_, k) => Array.from({ length: 50 + 40 * k }, (_, i) => Buffer.from(`{"k":${k},"i":${i},"t":"${'w'.repeat((i * 7 + k) % 300)}"},`)));
+    const joined = bodies.map((parts) => Buffer.concat(parts));
+    const es = bodies.map((parts, k) => new Encoded(parts, `h${k}`));
+    const got = await Promise.all(es.flatMap((e) => [e.get('br'), e.get('gzip')]));
+    for (let k = 0; k < es.length; k++) {
+      expect(got[2 * k].coding).toBe('br');
+      expect(brotliDecompressSync(got[2 * k].body as Buffer).equals(joined[k])).toBe(true);
+      expect(gunzipSync(got[2 * k + 1].body as Buffer).equals(joined[k])).toBe(true);
+      const id = es[k].get('');
+      expect(id).not.toBeInstanceOf(Promise);
+      expect(((await id).body as Buffer).equals(joined[k])).toBe(true);
+      expect(es[k].bytes).toBe(joined[k].length + (got[2 * k].body as Buffer).length + (got[2 * k + 1].body as Buffer).length);
+    }
+    expect(hashOf(bodies[3])).toBe(hashOf(joined[3]));
   });
 });
 

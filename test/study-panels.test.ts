@@ -6,6 +6,7 @@
  * the whole canon, not picked verses. The same checks over every layer of the full mirror
  * release are in study-serializer-check.ts (run by mirror-build.test.ts).
  */
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { STUDY_DATASET, type StudySummary } from '../sources/scripture/study/dataset.ts';
 import { panelsPath } from '../pipeline/paths.ts';
@@ -33,7 +34,7 @@ const get = async (p: string) => {
   const once = () => fetch(srv.base + p, { headers: { authorization: `Bearer ${key}` } });
   // A client may reuse a keep-alive socket the server closed meanwhile (study-api.test.ts): one retry.
   const res = await once().catch(once);
-  return { status: res.status, text: await res.text() };
+  return { status: res.status, text: await res.text(), etag: res.headers.get('etag') ?? '' };
 };
 
 describe('stored study panels', () => {
@@ -71,6 +72,7 @@ describe('stored study panels', () => {
         useReadyPanels(ready);
         studyCacheBytes(64 * 2 ** 20); // an empty panel cache: each pass writes every verse itself
         const out: string[] = [];
+        const etags = new Map<string, string>();
         // A query parameter the response cache keys on but the study ignores is not allowed;
         // the response cache is skipped by reading each range with its own `ref=` spelling per pass.
         for (const u of urls) {
@@ -78,6 +80,9 @@ describe('stored study panels', () => {
           expect(r.status, u).toBe(200);
           const { meta: _m, ...body } = JSON.parse(r.text);
           out.push(JSON.stringify(body));
+          // Distinct ranges are distinct bytes: no two may share an ETag (the stored path's digests name bytes without hashing them).
+          expect(etags.get(r.etag), `${u} has the ETag of another range`).toBeUndefined();
+          etags.set(r.etag, u);
         }
         return out;
       };
@@ -89,6 +94,30 @@ describe('stored study panels', () => {
     expect(studied).toContain('kjv');
     expect(ranges).toBeGreaterThan(300 * studied.length);
   }, 900_000);
+
+  it('the digest of each record from the stored panels names its bytes: the same bytes, the same digest; other bytes, another', async () => {
+    const rel = fsRelease(dist);
+    const info = rel.datasets.get(STUDY_DATASET)!;
+    const layers = layerTable(info.summary as StudySummary);
+    const reviews = { version: '', get: () => undefined, all: () => [] };
+    const all = { verifiedOnly: false, includeGenerated: true };
+    const bytesOf = new Map<string, string>();
+    const digestOf = new Map<string, string>();
+    for (const slug of ['kjv', 'web']) {
+      for (let o = 0; o < info.records; o++) {
+        const id = JSON.parse((await rel.record(STUDY_DATASET, o)).toString('utf8')).id as string;
+        const [parts, , digest] = (await readyPanels(rel, slug, id, [o], layers, all, reviews))!;
+        const bytes = createHash('sha1').update(Buffer.concat(parts)).digest('hex');
+        expect(bytesOf.get(digest) ?? bytes, `${slug} ${id}`).toBe(bytes);
+        expect(digestOf.get(bytes) ?? digest, `${slug} ${id}`).toBe(digest);
+        bytesOf.set(digest, bytes);
+        digestOf.set(bytes, digest);
+      }
+    }
+    // Studies of kjv and web share their bytes where a verse has no alignment panel of either.
+    expect(bytesOf.size).toBe(digestOf.size);
+    expect(bytesOf.size).toBeGreaterThan(23_000);
+  }, 300_000);
 
   it('a filter on tokens, or a review in force on a shown panel, is not served from the stored panels', async () => {
     const rel = fsRelease(dist);

@@ -103,7 +103,7 @@ export async function responseExamples(at: { dir: string; manifest: Manifest }, 
     try {
       const ctx: Ctx = { release, params: match.params, query: parseQuery(new URLSearchParams(qi === -1 ? '' : url.slice(qi + 1)), route.query), path, reviews };
       const reply = await route.handler(ctx);
-      return reply.kind === 'json' ? JSON.parse(String(reply.body)) : undefined;
+      return reply.kind === 'json' ? JSON.parse(typeof reply.body === 'string' || Buffer.isBuffer(reply.body) ? String(reply.body) : Buffer.concat(reply.body).toString('utf8')) : undefined;
     } catch {
       return undefined; // e.g. a view with no record yet, or parameters it refuses: no example rather than an error body
     }

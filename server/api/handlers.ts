@@ -10,6 +10,7 @@ import { ApiError } from '../http/errors.ts';
 import { columnPredicate } from './filters.ts';
 import { searchMeta } from '../search/search-bounds.ts';
 import type { Query } from '../http/query.ts';
+import type { Body } from '../http/encoding.ts';
 import type { Release } from '../release/release.ts';
 import type { Caller } from '../state/accounts.ts';
 import type { ReviewView } from '../state/reviews.ts';
@@ -34,8 +35,12 @@ export interface Ctx {
 }
 
 export type Reply =
-  /** `etag`: given when the handler knows the body's identity more cheaply than hashing it (a 3 MB study range). */
-  | { kind: 'json'; body: Buffer | string; etag?: string }
+  /**
+   * `body`: parts are sent as the bytes they join into (a study range's cached panel
+   * fragments, never joined unless a client asks for identity). `etag`: given when the
+   * handler knows the body's identity more cheaply than hashing it (a 4 MB study range).
+   */
+  | { kind: 'json'; body: Body; etag?: string }
   | { kind: 'file'; path: string }
   /** A bundle archive outside the release (server/downloads.ts): streamed, with Range support. */
   | { kind: 'download'; /** dist-relative path (bundles/<id>/<name>) */ file: string; name: string; size: number; etag: string; type: string;

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { policyHeaders } from './cache-policy.ts';
-import { etagFor, negotiate, type Coding } from './encoding.ts';
+import { etagFor, negotiate, type Body, type Coding } from './encoding.ts';
 import { ApiError, errorBody, problemBody } from './errors.ts';
 import type { CoreRequest, CoreResponse, HeaderList } from './request.ts';
 
@@ -27,8 +27,13 @@ export const PREFLIGHT_HEADERS: HeaderList = [
 const JSON_TYPE = ['content-type', 'application/json; charset=utf-8'];
 const PROBLEM_TYPE = ['content-type', 'application/problem+json'];
 
-/** The hash part of a composed body's ETag (sha1, base64url: 27 characters). */
-export const hashOf = (body: Buffer | string) => createHash('sha1').update(body).digest('base64url');
+/** The hash part of a composed body's ETag (sha1, base64url: 27 characters); parts hash as the bytes they join into. */
+export function hashOf(body: Body): string {
+  const h = createHash('sha1');
+  if (typeof body === 'string' || Buffer.isBuffer(body)) h.update(body);
+  else for (const p of body) h.update(p);
+  return h.digest('base64url');
+}
 /** The identity ETag of a composed body. */
 export const etagOf = (body: Buffer | string) => etagFor(hashOf(body), '');
 

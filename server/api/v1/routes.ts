@@ -148,7 +148,8 @@ async function studyReply(ctx: Parameters<Handler>[0], endpoint: string, study: 
     ? { meta, translation: { slug: t.slug, abbreviation: t.summary.abbreviation }, book: { slug: b.slug, name: b.name }, ...books, data, readable_text: await readable(ctx, t, verses) }
     : { meta, ...books, data };
   // Panels arrive serialized as UTF-8 (cached per verse); spliced in as bytes rather than
-  // parsed and re-serialized or joined into one large string.
+  // parsed and re-serialized, and handed on as parts (http/encoding.ts compresses them
+  // without joining them into a 4 MB Buffer per request).
   const parts: Buffer[] = [Buffer.from(`${JSON.stringify(head).slice(0, -1)},"source_panels":[`)];
   // The ETag hashes the head and each spliced fragment's digest: the same identity as
   // hashing the body (the fragments are the rest of it), for ~1/1000 of the bytes.
@@ -160,7 +161,7 @@ async function studyReply(ctx: Parameters<Handler>[0], endpoint: string, study: 
     etag.update(v.digest);
   }
   parts.push(CLOSE);
-  return { kind: 'json', body: Buffer.concat(parts), etag: `s${etag.digest('base64url')}` };
+  return { kind: 'json', body: parts, etag: `s${etag.digest('base64url')}` };
 }
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']}');

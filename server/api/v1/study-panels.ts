@@ -26,6 +26,7 @@
  * and its parts, each deflated alone: its own panels' texts in order, then each
  * translation's alignment panel (a study of kjv inflates half of what the record holds).
  */
+import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { PACK_SIZE, panelsPath, packOf } from '../../../pipeline/paths.ts';
 import type { OutFile } from '../../../pipeline/shards.ts';
@@ -221,24 +222,29 @@ function reviewedRefs(reviews: ReviewView): Set<string> {
 /**
  * A verse's panels from the stored ready JSON: the same bytes and count as
  * study-tokens.ts panelsJson over its records (`ordinals`, with the panels an earlier
- * record showed left out), or undefined when they cannot serve this study: a token filter,
- * a review in force on a shown panel, no (trusted) stored panels in the release.
+ * record showed left out), and their digest; or undefined when they cannot serve this
+ * study: a token filter, a review in force on a shown panel, no (trusted) stored panels.
+ *
+ * The digest (the verse's part of a response's ETag) hashes the heads written here and,
+ * for each stored text, where it comes from (the panels file's sha256, the record, the
+ * part): those name its bytes as surely as hashing them, without hashing ~40 KB a verse.
  */
-export async function readyPanels(release: Release, translation: string, reference: string, ordinals: number[], layers: Map<string, LayerInfo>, f: StudyFilters, reviews: ReviewView): Promise<[Buffer[], number] | undefined> {
+export async function readyPanels(release: Release, translation: string, reference: string, ordinals: number[], layers: Map<string, LayerInfo>, f: StudyFilters, reviews: ReviewView): Promise<[Buffer[], number, string] | undefined> {
   if (!enabled || f.verifiedOnly || !f.includeGenerated || f.confidence || f.reviewStatus) return undefined;
   if (!(await trusted(release, layers))) return undefined;
-  const entries: PanelsEntry[] = [];
+  const entries: [PanelsEntry, string][] = [];
   for (const ord of ordinals) {
     const e = await storedPanels(release, ord);
     if (!e) return undefined;
-    entries.push(e);
+    entries.push([e, `${release.entry(panelsPath(STUDY_DATASET, packOf(ord, release.datasets.get(STUDY_DATASET)?.pack_size)))!.sha256}:${ord}`]);
   }
   const inForce = reviewedRefs(reviews);
   const own = Object.keys(ALIGNMENT_OF).find((l) => ALIGNMENT_OF[l] === translation);
   const parts: Buffer[] = [];
+  const digest = createHash('sha1');
   let count = 0;
   const seen = new Set<string>();
-  for (const e of entries) {
+  for (const [e, origin] of entries) {
     // A layer verse an earlier record of this verse showed is not shown again (study.ts shownBefore).
     const mine = seen.size ? e.panels.filter((p) => !p.refs.every((r) => seen.has(`${p.layer}:${r}`))) : e.panels;
     const candidates: PanelMeta[] = own && e.aligned[own] ? [...mine, e.aligned[own]] : mine;
@@ -251,13 +257,16 @@ export async function readyPanels(release: Release, translation: string, referen
       off += m.b;
     }
     for (const { p, layer } of show) {
-      const text = at.has(p) ? e.part('').subarray(at.get(p)!, at.get(p)! + p.b) : e.part(own!);
+      const start = at.get(p);
+      const text = start !== undefined ? e.part('').subarray(start, start + p.b) : e.part(own!);
+      const head = Buffer.from(panelHead(p, layer, reference, e.id, translation, p.n, p.n));
       if (count++) parts.push(COMMA);
-      parts.push(Buffer.from(panelHead(p, layer, reference, e.id, translation, p.n, p.n)), text, CLOSE);
+      parts.push(head, text, CLOSE);
+      digest.update(head).update(`\n${origin}:${start === undefined ? own : start}:${text.length}\n`);
     }
     for (const p of e.panels) for (const r of p.refs) seen.add(`${p.layer}:${r}`);
   }
-  return [parts, count];
+  return [parts, count, digest.digest('base64url')];
 }
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']}');

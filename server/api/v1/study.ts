@@ -140,7 +140,7 @@ async function studyOf(ctx: Ctx, t: Translation, ords: number[]): Promise<StudyV
     if (!hit) {
       const ords = await studyOrdinals(ctx, t, v);
       // The build's ready JSON when it serves this study (study-panels.ts), else expanded here.
-      let [bytes, count]: [Buffer[] | undefined, number] = await readyPanels(ctx.release, t.slug, v.id, ords, layers, f, reviews) ?? [undefined, 0];
+      let [bytes, count, digest]: [Buffer[] | undefined, number, string] = await readyPanels(ctx.release, t.slug, v.id, ords, layers, f, reviews) ?? [undefined, 0, ''];
       if (!bytes) {
         const records: StudyRecord[] = [];
         for (const ord of ords) records.push(JSON.parse((await ctx.release.record(STUDY_DATASET, ord)).toString('utf8')) as StudyRecord);
@@ -148,11 +148,11 @@ async function studyOf(ctx: Ctx, t: Translation, ords: number[]): Promise<StudyV
         const parts = records.map((rec, i) => panelsJson(rec, t.slug, v.id, layers, f, reviews, shownBefore(records.slice(0, i))));
         bytes = [Buffer.from(parts.map(([j]) => j).filter(Boolean).join(','))];
         count = parts.reduce((n, [, c]) => n + c, 0);
+        // The fragment's own hash, so a response's ETag is a hash of ~100 digests, not of 3 MB
+        // (the stored panels name their bytes without hashing them: readyPanels).
+        digest = createHash('sha1').update(bytes[0]).digest('base64url');
       }
-      // The fragment's own hash, so a response's ETag is a hash of ~100 digests, not of 3 MB.
-      const digest = createHash('sha1');
-      for (const b of bytes) digest.update(b);
-      hit = [bytes, count, digest.digest('base64url')];
+      hit = [bytes, count, digest];
       panelCache.set(key, hit, bytes.reduce((n, b) => n + b.length, 0) + key.length * 2 + 64 + 16 * bytes.length);
     }
     return { ord, reference: v.id, panels: hit[0], count: hit[1], digest: hit[2] };
