@@ -49,6 +49,11 @@ export interface AppOptions {
   open?: boolean;
   /** The clock of access checks and limits (tests move it past a subscription's or exception's end). */
   now?: () => number;
+  /**
+   * Check the release's files against their sha256 in the background once its search
+   * indexes are warm (release/background-check.ts); default: unless ALMANAC_VERIFY=off.
+   */
+  verify?: boolean;
   /** Milliseconds between checks of keys.json (default 1000: a revoke applies within a second; 0: each event-loop turn, for tests of CLI flows). */
   keysCheckMs?: number;
   /** One line per request (node/access-log.ts; `npm run serve` makes it from ALMANAC_ACCESS_LOG); none: no access log. */
@@ -143,11 +148,21 @@ function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, 
   let release = watched(opts.release ?? fsRelease(opts.dist, cacheBytes));
   let draining = false;
   let warming = false;
+  const verify = opts.verify ?? process.env.ALMANAC_VERIFY !== 'off';
   const warm = () => {
     const r = release;
     warming = true;
     void r.warmSearch().catch((err) => log(`warming the search indexes of ${r.id} failed: ${(err as Error).message}`)).finally(() => {
       if (release === r) warming = false;
+      if (verify) check(r);
+    });
+  };
+  /** The release's files checked in the background (after its warm: index loads go first), until it is replaced or the server closes. */
+  const check = (r: Release) => {
+    const stopped = () => release !== r || draining;
+    if (stopped()) return;
+    void r.checkInBackground(stopped)?.then((c) => {
+      if (!c.stopped) log(`release ${r.id}: ${c.checked} files (${(c.bytes / 2 ** 20).toFixed(0)} MiB) checked against their sha256 in the background in ${(c.ms / 1000).toFixed(1)} s${c.corrupt ? `, ${c.corrupt} corrupt` : ''}`);
     });
   };
   /** Readiness (issue 38, item 7): not while draining, warming the search indexes, or unable to count. */

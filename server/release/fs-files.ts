@@ -83,8 +83,10 @@ const scratch: Buffer[] = [];
  * newline), read in 256 KiB steps through a reused buffer. Each step is a read on the
  * thread pool, so the event loop turns between steps: scanned synchronously, a search
  * answer's 20 records from 20 packs not read before held the loop ~80 ms (issue 27).
+ * With `between`, it is awaited after each read, before its bytes are hashed, and `sig`
+ * is '' when the file's signature changed while it was read.
  */
-export async function scanLines(file: string): Promise<{ size: number; sha256: string; starts: Uint32Array; sig: string }> {
+export async function scanLines(file: string, between?: () => Promise<void>): Promise<{ size: number; sha256: string; starts: Uint32Array; sig: string }> {
   const fh = await open(file, 'r');
   const buf = scratch.pop() ?? Buffer.allocUnsafe(SCRATCH_BYTES);
   const hash = createHash('sha256');
@@ -93,10 +95,15 @@ export async function scanLines(file: string): Promise<{ size: number; sha256: s
   try {
     const sig = signatureOf(await fh.stat());
     for (let got; (got = (await fh.read(buf, 0, buf.length, total)).bytesRead) > 0; total += got) {
+      // A background check (release/background-check.ts) hashes each step in a turn of its
+      // own, given only when no request or index load waits for one (search/turns.ts).
+      if (between) await between();
       const chunk = buf.subarray(0, got);
       hash.update(chunk);
       for (let k = chunk.indexOf(10); k !== -1; k = chunk.indexOf(10, k + 1)) starts.push(total + k + 1);
     }
+    // Checked in the background, a file that changed while read names no one copy: not recorded.
+    if (between && signatureOf(await fh.stat()) !== sig) return { size: total, sha256: hash.digest('hex'), starts: Uint32Array.from(starts), sig: '' };
     return { size: total, sha256: hash.digest('hex'), starts: Uint32Array.from(starts), sig };
   } finally {
     if (scratch.length < SCRATCH_KEPT) scratch.push(buf);

@@ -29,8 +29,8 @@ export class FsReader implements ReleaseReader {
   async range(p: string, from: number, to: number, sig: string) {
     return readRange(this.file(p), from, to, sig);
   }
-  async scan(p: string) {
-    return scanLines(this.file(p));
+  async scan(p: string, between?: () => Promise<void>) {
+    return scanLines(this.file(p), between);
   }
   open(p: string, sig: string) {
     return openFile(this.file(p), sig);

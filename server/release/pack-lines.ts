@@ -108,21 +108,34 @@ export class PackLines {
   private scanPack(rel: string): Promise<Uint32Array> {
     let p = this.scanning.get(rel);
     if (!p) {
-      p = this.scanOnce(rel).finally(() => this.scanning.delete(rel));
+      p = (this.scanOnce(rel) as Promise<Uint32Array>).finally(() => this.scanning.delete(rel));
       this.scanning.set(rel, p);
     }
     return p;
   }
 
-  private async scanOnce(rel: string): Promise<Uint32Array> {
+  private async scanOnce(rel: string, between?: () => Promise<void>): Promise<Uint32Array | undefined> {
     const e = this.r.entry(rel);
     if (!e) throw new Error(`not in manifest: ${rel}`); // as readChecked: never a path the manifest does not list
     if (this.r.corrupt.has(rel)) throw this.r.corruptError(rel);
-    const scan = await this.r.reader.scan!(this.r.base + rel);
+    const scan = await this.r.reader.scan!(this.r.base + rel, between);
+    if (!scan.sig) return undefined; // changed while checked in the background: left to its first read
     if (scan.size !== e.size || scan.sha256 !== e.sha256) this.r.bad(rel, rel);
     this.r.verified.set(rel, scan.sig);
     this.lineStarts.set(rel, scan.starts);
     return scan.starts;
+  }
+
+  /**
+   * A pack checked in the background (release/background-check.ts) as its first read
+   * checks it, recording what that read records, so that read neither hashes nor scans it.
+   * False when it was read before, or changed while checked; a mismatch throws as there.
+   * Not shared with a request's scan of the pack (`scanning`): a request never waits for
+   * a background turn.
+   */
+  async checkInBackground(rel: string, between: () => Promise<void>): Promise<boolean> {
+    if (!this.r.reader.scan || this.r.corrupt.has(rel) || (this.lineStarts.has(rel) && this.r.verified.has(rel))) return false;
+    return (await this.scanOnce(rel, between)) !== undefined;
   }
 
   /**

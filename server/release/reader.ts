@@ -52,9 +52,11 @@ export interface ReleaseReader {
   /**
    * Optional: a file's size, sha256 and line starts without holding its bytes, so one
    * record of a pack is read alone (Node; the Worker reads whole packs into its cache,
-   * because each range read would be a subrequest).
+   * because each range read would be a subrequest). With `between` (the background check
+   * of a release's files, release/background-check.ts), that is awaited between read steps
+   * (it may throw to stop the scan), and `sig` is '' when the file changed while read.
    */
-  scan?(path: string): Promise<Scan>;
+  scan?(path: string, between?: () => Promise<void>): Promise<Scan>;
   /**
    * Optional: the file kept open for synchronous reads by offset while it is the copy `sig`
    * names, or undefined when it is not (Node: a search index's postings stay on disk,

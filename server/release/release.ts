@@ -22,6 +22,7 @@ import type { FileEntry, Manifest } from '../../pipeline/writer.ts';
 import { ApiError } from '../http/errors.ts';
 import type { SearchResult } from '../search/search-bounds.ts';
 import { ReleaseSearch } from '../search/release-search.ts';
+import { checkInBackground, type CheckResult } from './background-check.ts';
 import { parseJson } from './json-slices.ts';
 import { bucketEntry, keyBucket, type BucketEntry } from './key-bucket.ts';
 import { Lru } from './lru.ts';
@@ -376,6 +377,31 @@ export class Release {
   /** Loads the whole search indexes that fit in the cache (once the server listens, and after a release switch). */
   warmSearch(): Promise<void> {
     return this.searching.warmSearch();
+  }
+
+  /**
+   * Checks this release's files against their sha256 in the background until done or
+   * `stopped()` (background-check.ts), recording what their first reads would; undefined
+   * where reads need no check or cannot scan (the Worker).
+   */
+  checkInBackground(stopped: () => boolean): Promise<CheckResult> | undefined {
+    if (this.reader.verified || !this.reader.scan) return undefined;
+    const scan = this.reader.scan.bind(this.reader);
+    return checkInBackground({
+      datasets: this.datasets,
+      files: Object.keys(this.manifest.files),
+      pack: (rel, between) => this.lines.checkInBackground(rel, between),
+      // As readChecked judges a file's first read (the same `bad`), without holding its bytes.
+      file: async (rel, between) => {
+        if (this.corrupt.has(rel) || this.verified.has(rel)) return false;
+        const e = this.manifest.files[rel];
+        const got = await scan(this.base + rel, between);
+        if (!got.sig || this.corrupt.has(rel)) return false;
+        if (got.size !== e.size || got.sha256 !== e.sha256) this.bad(rel, rel);
+        this.verified.set(rel, got.sig);
+        return true;
+      },
+    }, stopped, (rel) => this.manifest.files[rel].size);
   }
 
   /** A file of this release's offline bundle (downloads), or undefined when there is none. */

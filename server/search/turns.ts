@@ -20,9 +20,11 @@
  * second in the first seconds after start, but the slowest waited 5.3 s against 1.9 s
  * (2.8 s against 1.2 s in steady traffic); earliest deadline first (a load's start plus
  * 50 ms per MB) did no better than this order (docs/benchmarks.md, "Traffic").
+ * Last, 'background': work nobody waits for (the check of a release's files after start,
+ * release/background-check.ts), given a turn only when no request or load slice waits.
  */
 
-export type Lane = 'request' | 'load';
+export type Lane = 'request' | 'load' | 'background';
 /**
  * In a Worker (workerd) every request has an I/O context of its own: a turn scheduled by
  * one request cannot resume another's (workerd cancels it with the request, and the other
@@ -32,14 +34,14 @@ export type Lane = 'request' | 'load';
 const OWN_TURNS = (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === 'Cloudflare-Workers';
 
 interface Waiting { key: number; resume: () => void }
-const lanes: Record<Lane, Waiting[]> = { request: [], load: [] };
+const lanes: Record<Lane, Waiting[]> = { request: [], load: [], background: [] };
 let waitingCount = 0;
 let scheduled = false;
 /** Computations begun so far: the order within a lane. */
 let started = 0;
 
 function next(): Waiting | undefined {
-  return lanes.request.shift() ?? lanes.load.shift();
+  return lanes.request.shift() ?? lanes.load.shift() ?? lanes.background.shift();
 }
 
 /** One slice per turn: resumes the slice due, and comes back next turn if more wait. */
