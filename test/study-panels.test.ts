@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { STUDY_DATASET, type StudySummary } from '../sources/scripture/study/dataset.ts';
 import { panelsPath } from '../pipeline/paths.ts';
 import { fsRelease } from '../server/release/fs-reader.ts';
-import { decodeEntry, encodePack, readyPanels, storedMatches, useReadyPanels, PANELS_VERSION } from '../server/api/v1/study-panels.ts';
+import { decodeEntry, encodePack, panelsChecked, readyPanels, storedMatches, useReadyPanels, PANELS_VERSION } from '../server/api/v1/study-panels.ts';
+import { createApp } from '../server/node/server.ts';
 import { studyCacheBytes } from '../server/api/v1/study.ts';
 import { layerTable } from '../server/api/v1/study-tokens.ts';
 import { ReviewStore } from '../server/state/reviews.ts';
@@ -118,6 +119,20 @@ describe('stored study panels', () => {
     expect(bytesOf.size).toBe(digestOf.size);
     expect(bytesOf.size).toBeGreaterThan(23_000);
   }, 300_000);
+
+  it('a server checks its release panels while it warms, before the first study, and is not ready until then', async () => {
+    const app = createApp({ dist, stateDir: tempDir('almanac-panels-warm-'), log: () => {} });
+    try {
+      expect(panelsChecked(app.release())).toBe(false);
+      app.warm();
+      expect(app.ready()).toEqual([expect.stringMatching(/^warming:/)]);
+      for (let i = 0; i < 600 && app.ready().length; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(app.ready()).toEqual([]);
+      expect(panelsChecked(app.release())).toBe(true);
+    } finally {
+      await app.close();
+    }
+  }, 60_000);
 
   it('a filter on tokens, or a review in force on a shown panel, is not served from the stored panels', async () => {
     const rel = fsRelease(dist);

@@ -16,6 +16,7 @@ import path from 'node:path';
 import { currentPointer } from '../../pipeline/paths.ts';
 import type { DatasetSource } from '../../sources/contract.ts';
 import { createCore, type Core } from '../core/app.ts';
+import { warmStudyPanels } from '../api/v1/study-panels.ts';
 import { localState } from '../core/state.ts';
 import { ApiError } from '../http/errors.ts';
 import { fsRelease } from '../release/fs-reader.ts';
@@ -68,7 +69,7 @@ export interface App {
   keys: KeyStore;
   quota: QuotaStore;
   release: () => Release;
-  /** Loads the live release's search indexes (after listening); /readyz says `warming` until done. */
+  /** Loads the live release's search indexes and checks its study panels (after listening); /readyz says `warming` until done. */
   warm: () => void;
   /** Why the server is not ready for traffic (/readyz): empty when it is. */
   ready: () => string[];
@@ -152,7 +153,8 @@ function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, 
   const warm = () => {
     const r = release;
     warming = true;
-    void r.warmSearch().catch((err) => log(`warming the search indexes of ${r.id} failed: ${(err as Error).message}`)).finally(() => {
+    const search = r.warmSearch().catch((err) => log(`warming the search indexes of ${r.id} failed: ${(err as Error).message}`));
+    void search.then(() => warmStudyPanels(r)).catch(() => {}).finally(() => {
       if (release === r) warming = false;
       if (verify) check(r);
     });
