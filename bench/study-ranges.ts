@@ -1,6 +1,7 @@
 /**
  * `npm run bench:study-ranges`: cold 100-verse study ranges (issue 41, item 2), on the full
- * release of ALMANAC_DIST (default dist/). A fresh compiled server (pinned to core 0 with
+ * release of ALMANAC_DIST (default dist/), its kjv verses listed from the release itself. A
+ * fresh compiled server (pinned to core 0 with
  * taskset where it can be), then on one kept-alive connection, `Accept-Encoding: br` as a
  * browser sends it, timed to the last byte:
  *   1. cold (once the server has checked its release in the background): BENCH_RANGES (15)
@@ -17,6 +18,7 @@ import http from 'node:http';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT, distDir } from '../pipeline/paths.ts';
+import { fsRelease } from '../server/release/fs-reader.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import { cleanup, tempDir } from '../test/helpers.ts';
 
@@ -57,13 +59,12 @@ const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs
 const line = (what: string, xs: number[]) => console.log(`${what}: n=${xs.length} p50 ${q(xs, 0.5).toFixed(1)} ms, p99 ${q(xs, 0.99).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms (load ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
 
 try {
-  // Every verse of kjv in order, from its books and chapters (text routes: no study panel is touched).
-  const books = JSON.parse((await get('/api/v1/books?translation=kjv', '')).body.toString()).data as { slug: string }[];
+  // Every verse of kjv in order, from the release's own list of its books and chapters (read
+  // here, not asked of the server: 66 whole-book requests left ~20 MB of the server's heap
+  // for the cold ranges to collect).
+  const books = (fsRelease(distDir()).datasets.get('bible/kjv')!.summary as { books: { slug: string; chapters: [number, number, number][] }[] }).books;
   const refs: string[] = [];
-  for (const b of books) {
-    const chapters = JSON.parse((await get(`/api/v1/text/kjv/${b.slug}`, '')).body.toString()).data.chapters as { chapter: number; verses: unknown[] }[];
-    for (const c of chapters) for (let v = 1; v <= c.verses.length; v++) refs.push(`${b.slug}.${c.chapter}.${v}`);
-  }
+  for (const b of books) for (const [chapter, , count] of b.chapters) for (let v = 1; v <= count; v++) refs.push(`${b.slug}.${chapter}.${v}`);
   const urls = Array.from({ length: N }, (_, i) => {
     const at = Math.floor((i * (refs.length - 100)) / N);
     return `/api/v1/study/kjv/range?from=${refs[at]}&to=${refs[at + 99]}`;
