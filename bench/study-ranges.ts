@@ -9,6 +9,7 @@
  *      first request of each (what the issue's target, p99 ≤ 60 ms, is about);
  *   2. again: the same ranges cycled twice more (whatever caches they filled);
  *   3. repeated: one range asked 8 times in a row.
+ * BENCH_WARM=1 asks one single-verse study first (the process's first study compiles its code);
  * BENCH_LIB=<compiled tree>/lib runs another compiled server (a before/after comparison);
  * BENCH_NODE_ARGS adds node flags to the server's command line (a CPU profile).
  * The load average is printed with every figure: the machine is shared.
@@ -75,6 +76,9 @@ try {
   const waited = performance.now();
   while (process.env.ALMANAC_VERIFY !== 'off' && !/checked against their sha256 in the background/.test(out) && performance.now() - waited < 120_000) await new Promise((r) => setTimeout(r, 100));
   console.log(`background check of the release: ${/checked against their sha256 in the background/.test(out) ? `done (waited ${((performance.now() - waited) / 1000).toFixed(1)} s)` : 'not seen'}`);
+  // BENCH_WARM=1: one study of a verse outside every range first, so the first cold range
+  // does not also pay for the process's first study (code compiled on first use).
+  if (process.env.BENCH_WARM) console.log(`a first study (rev.22.21): ${(await get('/api/v1/study/kjv/rev/22/21')).t.toFixed(1)} ms`);
   const cold: number[] = [];
   for (const u of urls) {
     const r = await get(u);
