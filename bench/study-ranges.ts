@@ -10,6 +10,8 @@
  *   2. again: the same ranges cycled twice more (whatever caches they filled);
  *   3. repeated: one range asked 8 times in a row.
  * BENCH_WARM=1 asks one single-verse study first (the process's first study compiles its code);
+ * BENCH_PIN=off leaves the server unpinned (V8's GC threads and the thread pool may use the
+ * core the client mostly waits on, as on a machine the server has to itself);
  * BENCH_LIB=<compiled tree>/lib runs another compiled server (a before/after comparison);
  * BENCH_NODE_ARGS adds node flags to the server's command line (a CPU profile).
  * The load average is printed with every figure: the machine is shared.
@@ -28,7 +30,8 @@ const lib = process.env.BENCH_LIB ?? path.join(PROJECT_ROOT, 'lib');
 if (!process.env.BENCH_LIB) execFileSync(process.execPath, ['bin/compile.mjs', '--if-stale'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
 const state = tempDir('almanac-bench-ranges-');
 const key = new KeyStore(state).create('development', 'bench').secret;
-const pin = (() => { try { execFileSync('which', ['taskset'], { stdio: 'ignore' }); return true; } catch { return false; } })();
+// BENCH_PIN=off: the server not pinned (its thread pool and V8's GC threads may use the other core).
+const pin = process.env.BENCH_PIN !== 'off' && (() => { try { execFileSync('which', ['taskset'], { stdio: 'ignore' }); return true; } catch { return false; } })();
 // BENCH_NODE_ARGS: node flags for the server (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where a cold range goes).
 const args = [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), path.join(lib, 'server/cli/serve.js')];
 const child = spawn(pin ? 'taskset' : process.execPath, pin ? ['-c', '0', process.execPath, ...args] : args, {
