@@ -16,6 +16,7 @@ import type { Manifest } from '../../pipeline/writer.ts';
 import type { BookSummary, TranslationSummary } from '../../sources/scripture/dataset.ts';
 import type { Ctx } from './handlers.ts';
 import { parseQuery } from '../http/query.ts';
+import { joinedBody } from '../http/encoding.ts';
 import type { Release } from '../release/release.ts';
 import { fsReleaseAt } from '../release/fs-reader.ts';
 import { Router } from '../http/router.ts';
@@ -103,7 +104,7 @@ export async function responseExamples(at: { dir: string; manifest: Manifest }, 
     try {
       const ctx: Ctx = { release, params: match.params, query: parseQuery(new URLSearchParams(qi === -1 ? '' : url.slice(qi + 1)), route.query), path, reviews };
       const reply = await route.handler(ctx);
-      return reply.kind === 'json' ? JSON.parse(typeof reply.body === 'string' || Buffer.isBuffer(reply.body) ? String(reply.body) : Buffer.concat(reply.body).toString('utf8')) : undefined;
+      return reply.kind === 'json' ? JSON.parse(String(joinedBody(reply.body))) : undefined;
     } catch {
       return undefined; // e.g. a view with no record yet, or parameters it refuses: no example rather than an error body
     }

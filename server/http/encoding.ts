@@ -108,6 +108,8 @@ export const LARGE_GZIP_LEVEL = 3;
  */
 export type Body = Buffer | string | readonly Buffer[];
 export const bodyLength = (b: Body) => (typeof b === 'string' || Buffer.isBuffer(b) ? Buffer.byteLength(b) : b.reduce((n, p) => n + p.length, 0));
+/** The body as one Buffer or string (parts joined). */
+export const joinedBody = (b: Body): Buffer | string => (typeof b === 'string' || Buffer.isBuffer(b) ? b : Buffer.concat(b));
 
 export async function compress(body: Body, coding: Exclude<Coding, ''>): Promise<Buffer> {
   if (typeof body === 'string' || Buffer.isBuffer(body)) return compressOne(typeof body === 'string' ? Buffer.from(body) : body, coding);
@@ -184,7 +186,7 @@ export class Encoded {
 
   /** The identity form; parts are joined only when a client asks for identity. */
   private identity() {
-    return (this.ready[''] ??= { body: Buffer.concat(this.body as readonly Buffer[], this.length), coding: '' });
+    return (this.ready[''] ??= { body: joinedBody(this.body), coding: '' });
   }
 
   /** The bytes to send for `coding` and the coding they really have (identity when compression did not help). */

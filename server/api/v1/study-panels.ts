@@ -168,11 +168,17 @@ export function studyPanelFiles(at: { dir: string; manifest: Manifest }, records
   return out;
 }
 
-/** Entry `ordinal` of a release's stored panels, or undefined when it has none (built before them). */
-async function storedPanels(release: Release, ordinal: number): Promise<PanelsEntry | undefined> {
+/**
+ * Entry `ordinal` of a release's stored panels and where it comes from (its file's sha256
+ * and the ordinal: what readyPanels' digest names it by), or undefined when the release has
+ * none (built before them).
+ */
+async function storedPanels(release: Release, ordinal: number): Promise<(PanelsEntry & { origin: string }) | undefined> {
   const rel = panelsPath(STUDY_DATASET, packOf(ordinal, release.datasets.get(STUDY_DATASET)?.pack_size));
-  if (!release.entry(rel)) return undefined;
-  return decodeEntry(await release.file(rel), ordinal);
+  const file = release.entry(rel);
+  if (!file) return undefined;
+  const e = decodeEntry(await release.file(rel), ordinal);
+  return e && { ...e, origin: `${file.sha256}:${ordinal}` };
 }
 
 /**
@@ -211,7 +217,7 @@ export async function storedMatches(release: Release, ordinal: number, layers: M
   const stored = await storedPanels(release, ordinal);
   if (!stored) return false;
   const { meta, parts } = entryOf(JSON.parse((await release.record(STUDY_DATASET, ordinal)).toString('utf8')) as StudyRecord, layers);
-  const { part, ...stored_ } = stored;
+  const { part, origin: _o, ...stored_ } = stored;
   return JSON.stringify(meta) === JSON.stringify(stored_) && [...parts].every(([k, b]) => b.equals(part(k)));
 }
 
@@ -245,11 +251,11 @@ function reviewedRefs(reviews: ReviewView): Set<string> {
 export async function readyPanels(release: Release, translation: string, reference: string, ordinals: number[], layers: Map<string, LayerInfo>, f: StudyFilters, reviews: ReviewView): Promise<[Buffer[], number, string] | undefined> {
   if (!enabled || f.verifiedOnly || !f.includeGenerated || f.confidence || f.reviewStatus) return undefined;
   if (!(await trusted(release, layers))) return undefined;
-  const entries: [PanelsEntry, string][] = [];
+  const entries: (PanelsEntry & { origin: string })[] = [];
   for (const ord of ordinals) {
     const e = await storedPanels(release, ord);
     if (!e) return undefined;
-    entries.push([e, `${release.entry(panelsPath(STUDY_DATASET, packOf(ord, release.datasets.get(STUDY_DATASET)?.pack_size)))!.sha256}:${ord}`]);
+    entries.push(e);
   }
   const inForce = reviewedRefs(reviews);
   const own = Object.keys(ALIGNMENT_OF).find((l) => ALIGNMENT_OF[l] === translation);
@@ -257,7 +263,7 @@ export async function readyPanels(release: Release, translation: string, referen
   const digest = createHash('sha1');
   let count = 0;
   const seen = new Set<string>();
-  for (const [e, origin] of entries) {
+  for (const e of entries) {
     // A layer verse an earlier record of this verse showed is not shown again (study.ts shownBefore).
     const mine = seen.size ? e.panels.filter((p) => !p.refs.every((r) => seen.has(`${p.layer}:${r}`))) : e.panels;
     const candidates: PanelMeta[] = own && e.aligned[own] ? [...mine, e.aligned[own]] : mine;
@@ -275,7 +281,7 @@ export async function readyPanels(release: Release, translation: string, referen
       const head = Buffer.from(panelHead(p, layer, reference, e.id, translation, p.n, p.n));
       if (count++) parts.push(COMMA);
       parts.push(head, text, CLOSE);
-      digest.update(head).update(`\n${origin}:${start === undefined ? own : start}:${text.length}\n`);
+      digest.update(head).update(`\n${e.origin}:${start === undefined ? own : start}:${text.length}\n`);
     }
     for (const p of e.panels) for (const r of p.refs) seen.add(`${p.layer}:${r}`);
   }
