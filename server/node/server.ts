@@ -17,6 +17,7 @@ import { currentPointer } from '../../pipeline/paths.ts';
 import type { DatasetSource } from '../../sources/contract.ts';
 import { createCore, type Core } from '../core/app.ts';
 import { warmStudyPanels } from '../api/v1/study-panels.ts';
+import { warmStudy } from '../api/v1/study-warm.ts';
 import { localState } from '../core/state.ts';
 import { ApiError } from '../http/errors.ts';
 import { fsRelease } from '../release/fs-reader.ts';
@@ -150,11 +151,17 @@ function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, 
   let draining = false;
   let warming = false;
   const verify = opts.verify ?? process.env.ALMANAC_VERIFY !== 'off';
+  const reviewsNow = () => {
+    const r = reviewsIn(opts.stateDir);
+    r.reload();
+    return r;
+  };
   const warm = () => {
     const r = release;
     warming = true;
     const search = r.warmSearch().catch((err) => log(`warming the search indexes of ${r.id} failed: ${(err as Error).message}`));
-    void search.then(() => warmStudyPanels(r)).catch(() => {}).finally(() => {
+    // Then a study composed once (api/v1/study-warm.ts): a first study no longer pays for the path's first run.
+    void search.then(() => warmStudyPanels(r)).then(() => (release === r ? warmStudy(r, reviewsNow) : undefined)).catch(() => {}).finally(() => {
       if (release === r) warming = false;
       if (verify) check(r);
     });
@@ -182,11 +189,7 @@ function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, 
     gate: admission,
     ready,
     release: () => release,
-    state: localState(keys, charger, () => {
-      const r = reviewsIn(opts.stateDir);
-      r.reload();
-      return r;
-    }),
+    state: localState(keys, charger, reviewsNow),
     log,
     open: opts.open,
     extraSources: opts.extraSources,
