@@ -16,7 +16,7 @@ import { PROJECT_ROOT, cachedLocation, fetchRecordPath } from '../pipeline/paths
 import { Limits } from '../server/state/limits.ts';
 import { MONTHLY_WINDOW_SECONDS } from '../server/state/plans.ts';
 import { CACHE_POLICY } from '../server/http/cache-policy.ts';
-import { Encoded, negotiate } from '../server/http/encoding.ts';
+import { Encoded, negotiate, type Deferred } from '../server/http/encoding.ts';
 import { hashOf } from '../server/http/respond.ts';
 import { FEED_URL, feed } from './fixtures/live-source.ts';
 import { cleanup, quiet, startServer, type Running } from './helpers.ts';
@@ -105,6 +105,31 @@ describe('Accept-Encoding negotiation (RFC 9110 §12.5.3)', () => {
       expect(es[k].bytes).toBe(joined[k].length + (got[2 * k].body as Buffer).length + (got[2 * k + 1].body as Buffer).length);
     }
     expect(hashOf(bodies[3])).toBe(hashOf(joined[3]));
+  });
+
+  it('makes a deferred part only when its body is written, in every coding, and not when a made form is adopted', async () => {
+    // A stored panel text stays deflated until written (api/v1/study-panels.ts); here, parts
+    // that count how often they were made.
+    let made = 0;
+    const deferred = (text: string): Deferred => ({ length: Buffer.byteLength(text), held: 1, bytes: () => (made++, Buffer.from(text)) });
+    const texts = Array.from({ length: 120 }, (_, i) => `{"i":${i},"t":"${'x'.repeat(i % 90)}"}`);
+    const parts = () => [Buffer.from('['), ...texts.flatMap((t, i) => [deferred(t), Buffer.from(i < texts.length - 1 ? ',' : ']')])];
+    const joined = Buffer.from(`[${texts.join(',')}]`);
+    const e = new Encoded(parts(), 'h');
+    expect(made).toBe(0);
+    expect(e.bytes).toBe(joined.length);
+    const br = await e.get('br');
+    expect(made).toBe(texts.length);
+    expect(brotliDecompressSync(br.body as Buffer).equals(joined)).toBe(true);
+    expect(gunzipSync((await e.get('gzip')).body as Buffer).equals(joined)).toBe(true);
+    expect(((await e.get('')).body as Buffer).equals(joined)).toBe(true);
+    expect(hashOf(parts())).toBe(hashOf(joined));
+    made = 0;
+    // The same body again, its compressed forms known by its ETag (core/app.ts byEtag): nothing made.
+    const again = new Encoded(parts(), 'h');
+    again.adopt(e.forms());
+    expect((again.get('br') as { body: Buffer }).body).toBe(br.body);
+    expect(made).toBe(0);
   });
 });
 

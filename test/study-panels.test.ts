@@ -11,7 +11,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { STUDY_DATASET, type StudySummary } from '../sources/scripture/study/dataset.ts';
 import { panelsPath } from '../pipeline/paths.ts';
 import { fsRelease } from '../server/release/fs-reader.ts';
-import { decodeEntry, encodePack, panelsChecked, readyPanels, storedMatches, useReadyPanels, PANELS_VERSION } from '../server/api/v1/study-panels.ts';
+import { joinedBody } from '../server/http/encoding.ts';
+import { decodeEntry, encodePack, panelsChecked, readyPanels, storedMatches, storedTextsInflated, useReadyPanels, PANELS_VERSION } from '../server/api/v1/study-panels.ts';
+import { studyWarmed } from '../server/api/v1/study-warm.ts';
 import { createApp } from '../server/node/server.ts';
 import { studyCacheBytes } from '../server/api/v1/study.ts';
 import { layerTable } from '../server/api/v1/study-tokens.ts';
@@ -108,7 +110,7 @@ describe('stored study panels', () => {
       for (let o = 0; o < info.records; o++) {
         const id = JSON.parse((await rel.record(STUDY_DATASET, o)).toString('utf8')).id as string;
         const [parts, , digest] = (await readyPanels(rel, slug, id, [o], layers, all, reviews))!;
-        const bytes = createHash('sha1').update(Buffer.concat(parts)).digest('hex');
+        const bytes = createHash('sha1').update(joinedBody(parts)).digest('hex');
         expect(bytesOf.get(digest) ?? bytes, `${slug} ${id}`).toBe(bytes);
         expect(digestOf.get(bytes) ?? digest, `${slug} ${id}`).toBe(digest);
         bytesOf.set(digest, bytes);
@@ -129,10 +131,34 @@ describe('stored study panels', () => {
       for (let i = 0; i < 600 && app.ready().length; i++) await new Promise((r) => setTimeout(r, 50));
       expect(app.ready()).toEqual([]);
       expect(panelsChecked(app.release())).toBe(true);
+      // Then one study composed through the range route's handler (api/v1/study-warm.ts): the last two verses of a translation.
+      expect(studyWarmed(app.release())).toMatch(/^\/api\/v1\/study\/[a-z0-9-]+\/range\?from=[a-z0-9]+\.\d+\.\d+&to=[a-z0-9]+\.\d+\.\d+$/);
     } finally {
       await app.close();
     }
   }, 60_000);
+
+  it('a range keeps its stored texts deflated until its body is written: answered again from its compressed forms, it inflates none', async () => {
+    // No panel cache: a range is composed afresh each time, and its br form is known by its ETag.
+    studyCacheBytes(0);
+    try {
+      const url = '/api/v1/study/kjv/range?from=gen.2.1&to=gen.2.25';
+      const res = () => fetch(srv.base + url, { headers: { authorization: `Bearer ${key}`, 'accept-encoding': 'br' } });
+      const before = storedTextsInflated();
+      const first = await res();
+      expect(first.status).toBe(200);
+      expect(first.headers.get('content-encoding')).toBe('br');
+      const body = Buffer.from(await first.arrayBuffer());
+      const made = storedTextsInflated() - before;
+      expect(made).toBeGreaterThanOrEqual(25);
+      const again = await res();
+      expect(Buffer.from(await again.arrayBuffer()).equals(body)).toBe(true);
+      expect(again.headers.get('etag')).toBe(first.headers.get('etag'));
+      expect(storedTextsInflated() - before).toBe(made);
+    } finally {
+      studyCacheBytes(64 * 2 ** 20);
+    }
+  });
 
   it('a filter on tokens, or a review in force on a shown panel, is not served from the stored panels', async () => {
     const rel = fsRelease(dist);

@@ -103,13 +103,24 @@ export const LARGE_BROTLI_QUALITY = 3;
 export const LARGE_GZIP_LEVEL = 3;
 
 /**
+ * A part whose bytes are made only when the body is written: a stored panel text kept
+ * deflated (api/v1/study-panels.ts), so a range answered from compressed forms made
+ * earlier (the same ETag) never inflates it, and a cache of composed verses holds ~1/4 of
+ * the bytes. `length`: the bytes it makes; `held`: the bytes it keeps meanwhile.
+ */
+export interface Deferred { readonly length: number; readonly held: number; bytes(): Buffer }
+export type Part = Buffer | Deferred;
+/** A part's bytes (a deferred part made now). */
+export const partBytes = (p: Part): Buffer => (Buffer.isBuffer(p) ? p : p.bytes());
+
+/**
  * A composed body: one Buffer or string, or parts written one after another (a study
  * range splices ~300 cached panel fragments: not joined into a 4 MB Buffer per request).
  */
-export type Body = Buffer | string | readonly Buffer[];
+export type Body = Buffer | string | readonly Part[];
 export const bodyLength = (b: Body) => (typeof b === 'string' || Buffer.isBuffer(b) ? Buffer.byteLength(b) : b.reduce((n, p) => n + p.length, 0));
-/** The body as one Buffer or string (parts joined). */
-export const joinedBody = (b: Body): Buffer | string => (typeof b === 'string' || Buffer.isBuffer(b) ? b : Buffer.concat(b));
+/** The body as one Buffer or string (parts made and joined). */
+export const joinedBody = (b: Body): Buffer | string => (typeof b === 'string' || Buffer.isBuffer(b) ? b : Buffer.concat(b.map(partBytes), bodyLength(b)));
 
 export async function compress(body: Body, coding: Exclude<Coding, ''>): Promise<Buffer> {
   if (typeof body === 'string' || Buffer.isBuffer(body)) return compressOne(typeof body === 'string' ? Buffer.from(body) : body, coding);
@@ -118,7 +129,7 @@ export async function compress(body: Body, coding: Exclude<Coding, ''>): Promise
   const length = bodyLength(body);
   const buf = takeScratch(length);
   let at = 0;
-  for (const p of body) at += p.copy(buf, at);
+  for (const p of body) at += partBytes(p).copy(buf, at);
   try {
     return await compressOne(buf.subarray(0, length), coding);
   } finally {

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { policyHeaders } from './cache-policy.ts';
-import { etagFor, negotiate, type Body, type Coding } from './encoding.ts';
+import { etagFor, negotiate, partBytes, type Body, type Coding } from './encoding.ts';
 import { ApiError, errorBody, problemBody } from './errors.ts';
 import type { CoreRequest, CoreResponse, HeaderList } from './request.ts';
 
@@ -31,7 +31,7 @@ const PROBLEM_TYPE = ['content-type', 'application/problem+json'];
 export function hashOf(body: Body): string {
   const h = createHash('sha1');
   if (typeof body === 'string' || Buffer.isBuffer(body)) h.update(body);
-  else for (const p of body) h.update(p);
+  else for (const p of body) h.update(partBytes(p));
   return h.digest('base64url');
 }
 /** The identity ETag of a composed body. */

@@ -12,6 +12,7 @@ import { TRANSLATIONS } from '../../../sources/scripture/index.ts';
 import { datasetId, type TranslationSummary } from '../../../sources/scripture/dataset.ts';
 import type { Handler, Reply } from '../handlers.ts';
 import { LIMIT, OFFSET, Q, type ParamSpec } from '../../http/query.ts';
+import type { Part } from '../../http/encoding.ts';
 import { OPENAPI_DOC_SCHEMA, type Route } from '../routes.ts';
 import type { Caller } from '../../state/accounts.ts';
 import { keyStatus } from './key-status.ts';
@@ -150,10 +151,11 @@ async function studyReply(ctx: Parameters<Handler>[0], endpoint: string, study: 
   // Panels arrive serialized as UTF-8 (cached per verse); spliced in as bytes rather than
   // parsed and re-serialized, and handed on as parts (http/encoding.ts compresses them
   // without joining them into a 4 MB Buffer per request).
-  const parts: Buffer[] = [Buffer.from(`${JSON.stringify(head).slice(0, -1)},"source_panels":[`)];
+  const opening = Buffer.from(`${JSON.stringify(head).slice(0, -1)},"source_panels":[`);
+  const parts: Part[] = [opening];
   // The ETag hashes the head and each spliced fragment's digest: the same identity as
   // hashing the body (the fragments are the rest of it), for ~1/1000 of the bytes.
-  const etag = createHash('sha1').update(parts[0]);
+  const etag = createHash('sha1').update(opening);
   for (const v of verses) {
     if (!v.count) continue;
     if (parts.length > 1) parts.push(COMMA);

@@ -35,6 +35,7 @@ import { STUDY_DATASET, type StudyRecord, type StudySummary } from '../../../sou
 import type { StoredPanel } from '../../../sources/scripture/study/tokens.ts';
 import type { Release } from '../../release/release.ts';
 import type { ReviewView } from '../../state/reviews.ts';
+import type { Deferred, Part } from '../../http/encoding.ts';
 import { ALIGNMENT_OF } from '../../../sources/scripture/study/english.ts';
 import { allPanelTokens, layerTable, panelHead, shown, type LayerInfo, type StudyFilters } from './study-tokens.ts';
 
@@ -50,7 +51,11 @@ interface Stored { id: string; panels: PanelMeta[]; aligned: Record<string, Pane
  * each translation's alignment panel (`part(layer)`), inflated when first asked for: a
  * study shows at most one alignment, so the others are never inflated.
  */
-export interface PanelsEntry extends Stored { part(key: string): Buffer }
+export interface PanelsEntry extends Stored {
+  part(key: string): Buffer;
+  /** A part's deflated bytes, as stored (a view of the panels file). */
+  zipped(key: string): Buffer;
+}
 
 const NO_REVIEWS: ReviewView = { version: '', get: () => undefined, all: () => [] };
 
@@ -148,7 +153,8 @@ export function decodeEntry(pack: Buffer, ordinal: number): PanelsEntry | undefi
     }
     return b;
   };
-  return { ...meta, part };
+  const zipped = (key: string) => pack.subarray(...starts.get(key)!);
+  return { ...meta, part, zipped };
 }
 
 /**
@@ -217,7 +223,7 @@ export async function storedMatches(release: Release, ordinal: number, layers: M
   const stored = await storedPanels(release, ordinal);
   if (!stored) return false;
   const { meta, parts } = entryOf(JSON.parse((await release.record(STUDY_DATASET, ordinal)).toString('utf8')) as StudyRecord, layers);
-  const { part, origin: _o, ...stored_ } = stored;
+  const { part, zipped: _z, origin: _o, ...stored_ } = stored;
   return JSON.stringify(meta) === JSON.stringify(stored_) && [...parts].every(([k, b]) => b.equals(part(k)));
 }
 
@@ -248,7 +254,7 @@ function reviewedRefs(reviews: ReviewView): Set<string> {
  * for each stored text, where it comes from (the panels file's sha256, the record, the
  * part): those name its bytes as surely as hashing them, without hashing ~40 KB a verse.
  */
-export async function readyPanels(release: Release, translation: string, reference: string, ordinals: number[], layers: Map<string, LayerInfo>, f: StudyFilters, reviews: ReviewView): Promise<[Buffer[], number, string] | undefined> {
+export async function readyPanels(release: Release, translation: string, reference: string, ordinals: number[], layers: Map<string, LayerInfo>, f: StudyFilters, reviews: ReviewView): Promise<[Part[], number, string] | undefined> {
   if (!enabled || f.verifiedOnly || !f.includeGenerated || f.confidence || f.reviewStatus) return undefined;
   if (!(await trusted(release, layers))) return undefined;
   const entries: (PanelsEntry & { origin: string })[] = [];
@@ -259,7 +265,7 @@ export async function readyPanels(release: Release, translation: string, referen
   }
   const inForce = reviewedRefs(reviews);
   const own = Object.keys(ALIGNMENT_OF).find((l) => ALIGNMENT_OF[l] === translation);
-  const parts: Buffer[] = [];
+  const parts: Part[] = [];
   const digest = createHash('sha1');
   let count = 0;
   const seen = new Set<string>();
@@ -275,13 +281,23 @@ export async function readyPanels(release: Release, translation: string, referen
       at.set(m, off);
       off += m.b;
     }
+    // The texts stay deflated until the body is written (StoredText); the panels of the
+    // record's own part share one.
+    let ownText: StoredText | undefined;
     for (const { p, layer } of show) {
       const start = at.get(p);
-      const text = start !== undefined ? e.part('').subarray(start, start + p.b) : e.part(own!);
+      let text: TextSlice;
+      if (start !== undefined) {
+        const first = !ownText;
+        ownText ??= new StoredText(e.zipped(''), off);
+        text = new TextSlice(ownText, start, p.b, first);
+      } else {
+        text = new TextSlice(new StoredText(e.zipped(own!), p.b), 0, p.b, true);
+      }
       const head = Buffer.from(panelHead(p, layer, reference, e.id, translation, p.n, p.n));
       if (count++) parts.push(COMMA);
       parts.push(head, text, CLOSE);
-      digest.update(head).update(`\n${e.origin}:${start === undefined ? own : start}:${text.length}\n`);
+      digest.update(head).update(`\n${e.origin}:${start === undefined ? own : start}:${p.b}\n`);
     }
     for (const p of e.panels) for (const r of p.refs) seen.add(`${p.layer}:${r}`);
   }
@@ -289,3 +305,45 @@ export async function readyPanels(release: Release, translation: string, referen
 }
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']}');
+
+/**
+ * A stored part not yet inflated: a copy of its deflated bytes (a view would keep the whole
+ * panels file alive in the panel cache, study.ts). Inflated when a body is written; the
+ * last one inflated is kept, as the panels sharing it are written one after another.
+ * Kept deflated, a cold 100-verse range cached ~1.3 MB instead of ~5 MB of texts, memory
+ * V8 counts towards its next full collection (docs/benchmarks.md, "Cold study ranges,
+ * fourth pass").
+ */
+class StoredText {
+  private readonly z: Buffer;
+  constructor(zipped: Buffer, readonly size: number) {
+    this.z = Buffer.from(zipped);
+  }
+  get held() {
+    return this.z.length;
+  }
+  inflate(): Buffer {
+    if (lastInflated?.[0] === this) return lastInflated[1];
+    const b = inflateRawSync(this.z, { chunkSize: Math.max(64, this.size + 1) });
+    inflations++;
+    if (b.length !== this.size) throw new Error(`a stored panel text inflated to ${b.length} bytes, not ${this.size}`);
+    lastInflated = [this, b];
+    return b;
+  }
+}
+let lastInflated: [StoredText, Buffer] | undefined;
+let inflations = 0;
+/** How many stored texts were inflated so far (tests). */
+export const storedTextsInflated = () => inflations;
+
+/** A panel's text: a slice of a StoredText. The first slice of each counts its deflated bytes as held. */
+class TextSlice implements Deferred {
+  readonly held: number;
+  constructor(private readonly text: StoredText, private readonly start: number, readonly length: number, first: boolean) {
+    this.held = first ? text.held : 0;
+  }
+  bytes(): Buffer {
+    const b = this.text.inflate();
+    return this.start === 0 && this.length === b.length ? b : b.subarray(this.start, this.start + this.length);
+  }
+}

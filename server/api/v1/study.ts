@@ -12,6 +12,7 @@ import { kjvKeys, vulgateKey } from '../../../sources/scripture/versification/nu
 import { ApiError } from '../../http/errors.ts';
 import type { Ctx } from '../handlers.ts';
 import type { ParamSpec } from '../../http/query.ts';
+import type { Part } from '../../http/encoding.ts';
 import { Lru } from '../../release/lru.ts';
 import { SEARCH_SLICE_MS } from '../../search/search-bounds.ts';
 import { slicer } from '../../search/turns.ts';
@@ -114,14 +115,14 @@ async function studyOrdinals(ctx: Ctx, t: Translation, r: { book: string; chapte
  * Bytes, not a string: a 100-verse range is ~3 MB, and spliced Buffers are hashed (ETag)
  * and written without being encoded to UTF-8 again each time.
  */
-export interface StudyVerse { ord: number; reference: string; panels: Buffer[]; count: number; digest: string }
+export interface StudyVerse { ord: number; reference: string; panels: Part[]; count: number; digest: string }
 
 /**
  * Serialized panels by release, verse, translation, filters and review-file version.
  * Expanding a verse's tuples into token objects and serializing them is most of a study
  * request's work; a review changes the version, so a cached panel never hides one.
  */
-let panelCache = new Lru<[Buffer[], number, string]>(Number(process.env.ALMANAC_STUDY_CACHE_MB ?? 64) * 2 ** 20);
+let panelCache = new Lru<[Part[], number, string]>(Number(process.env.ALMANAC_STUDY_CACHE_MB ?? 64) * 2 ** 20);
 /** Sets the panel cache's budget (the Worker keeps it small: an isolate has 128 MB in all). */
 export function studyCacheBytes(bytes: number) {
   panelCache = new Lru(bytes);
@@ -140,20 +141,22 @@ async function studyOf(ctx: Ctx, t: Translation, ords: number[]): Promise<StudyV
     if (!hit) {
       const ords = await studyOrdinals(ctx, t, v);
       // The build's ready JSON when it serves this study (study-panels.ts), else expanded here.
-      let [bytes, count, digest]: [Buffer[] | undefined, number, string] = await readyPanels(ctx.release, t.slug, v.id, ords, layers, f, reviews) ?? [undefined, 0, ''];
+      let [bytes, count, digest]: [Part[] | undefined, number, string] = await readyPanels(ctx.release, t.slug, v.id, ords, layers, f, reviews) ?? [undefined, 0, ''];
       if (!bytes) {
         const records: StudyRecord[] = [];
         for (const ord of ords) records.push(JSON.parse((await ctx.release.record(STUDY_DATASET, ord)).toString('utf8')) as StudyRecord);
         // Two records (a verse the KJV splits): each one's panels, a layer verse shown once.
         const parts = records.map((rec, i) => panelsJson(rec, t.slug, v.id, layers, f, reviews, shownBefore(records.slice(0, i))));
-        bytes = [Buffer.from(parts.map(([j]) => j).filter(Boolean).join(','))];
+        const joined = Buffer.from(parts.map(([j]) => j).filter(Boolean).join(','));
+        bytes = [joined];
         count = parts.reduce((n, [, c]) => n + c, 0);
         // The fragment's own hash, so a response's ETag is a hash of ~100 digests, not of 3 MB
         // (the stored panels name their bytes without hashing them: readyPanels).
-        digest = createHash('sha1').update(bytes[0]).digest('base64url');
+        digest = createHash('sha1').update(joined).digest('base64url');
       }
       hit = [bytes, count, digest];
-      panelCache.set(key, hit, bytes.reduce((n, b) => n + b.length, 0) + key.length * 2 + 64 + 16 * bytes.length);
+      // What an entry holds: its bytes, or a stored text's deflated bytes (study-panels.ts StoredText).
+      panelCache.set(key, hit, bytes.reduce((n, b) => n + (Buffer.isBuffer(b) ? b.length : b.held), 0) + key.length * 2 + 64 + 16 * bytes.length);
     }
     return { ord, reference: v.id, panels: hit[0], count: hit[1], digest: hit[2] };
   };
