@@ -16,7 +16,7 @@ import { TurnBatcher } from '../state/limits.ts';
 import { runPrimary, runWorker, workerCount } from '../node/cluster.ts';
 import type { Release } from '../release/release.ts';
 import { fsReleaseAt } from '../release/fs-reader.ts';
-import { applyHeapGrowth } from '../node/heap.ts';
+import { applyHeapGrowth, givenToNode, heapHeadroom, keepHeapHeadroom } from '../node/heap.ts';
 import { AccessLog, accessLogSample } from '../node/access-log.ts';
 import { drainMs, stopOnSignals } from '../node/stop.ts';
 
@@ -41,9 +41,16 @@ function options(env: NodeJS.ProcessEnv, args: string[]) {
   return { values, opts, host: env.HOST ?? '127.0.0.1', port: Number(env.PORT ?? 8080) };
 }
 
+/** The heap's growing factor (node/heap.ts), with its headroom kept when the factor is ours (not node's own, not V8's choice). */
+function serverHeap(env: NodeJS.ProcessEnv) {
+  const headroom = heapHeadroom(env);
+  const percent = applyHeapGrowth(env);
+  if (percent !== null && !givenToNode(env)) keepHeapHeadroom(percent, headroom);
+}
+
 /** `npm run serve`: one process, or with `--workers N` a primary and N workers (server/cluster.ts). */
 export async function serveMain(env: NodeJS.ProcessEnv, args: string[]) {
-  applyHeapGrowth(env);
+  serverHeap(env);
   const redisUrl = env.ALMANAC_REDIS_URL;
   if (cluster.isWorker) {
     const { opts, host, port } = options(env, args);
@@ -116,7 +123,7 @@ async function serveRedis(env: NodeJS.ProcessEnv, args: string[], url: string) {
 
 export async function serve(env: NodeJS.ProcessEnv = process.env, args: string[] = []) {
   // `npm start` comes here without serveMain; applying it twice sets the same flag.
-  applyHeapGrowth(env);
+  serverHeap(env);
   const { values, opts, host, port } = options(env, args);
   const drain = drainMs(env);
   // `npm start` with ALMANAC_REDIS_URL: keys, reviews and counts in Redis, as serveRedis.

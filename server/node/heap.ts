@@ -12,6 +12,7 @@
  * only collects sooner, and the heap may still grow as far as the live data needs.
  * The flag is read by V8 at every collection, so setting it at start-up takes effect.
  */
+import { PerformanceObserver, constants } from 'node:perf_hooks';
 import v8 from 'node:v8';
 
 export const DEFAULT_HEAP_GROWING_PERCENT = 60;
@@ -23,6 +24,10 @@ export const DEFAULT_HEAP_GROWING_PERCENT = 60;
 export const BUILD_HEAP_GROWING_PERCENT = 40;
 const FLAG = 'heap-growing-percent';
 
+/** The growing factor given to node itself (its arguments or NODE_OPTIONS), if any. */
+export const givenToNode = (env: NodeJS.ProcessEnv = process.env, execArgv: string[] = process.execArgv) =>
+  [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].find((a) => a.replace(/_/g, '-').startsWith(`--${FLAG}`));
+
 /**
  * Applies ALMANAC_HEAP_GROWING_PERCENT (default 60; 0 leaves V8's own choice). A value the
  * operator gave node itself (`--heap-growing-percent` in its arguments or NODE_OPTIONS)
@@ -30,7 +35,7 @@ const FLAG = 'heap-growing-percent';
  * server refuses to start rather than run with a setting nobody asked for.
  */
 export function applyHeapGrowth(env: NodeJS.ProcessEnv = process.env, execArgv: string[] = process.execArgv, fallback = DEFAULT_HEAP_GROWING_PERCENT): number | null {
-  const given = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].find((a) => a.replace(/_/g, '-').startsWith(`--${FLAG}`));
+  const given = givenToNode(env, execArgv);
   if (given) {
     const n = Number(given.split('=')[1]);
     return Number.isFinite(n) && n > 0 ? n : null;
@@ -43,4 +48,52 @@ export function applyHeapGrowth(env: NodeJS.ProcessEnv = process.env, execArgv: 
   if (n === 0) return null;
   v8.setFlagsFromString(`--${FLAG}=${n}`);
   return n;
+}
+
+/**
+ * The headroom a server's heap keeps above its live data whatever the factor: at least
+ * ALMANAC_HEAP_HEADROOM_MB (default 64; 0: none). A factor of 1.6 is what a large heap
+ * needs (the shard cache above), but over a fresh server's ~28 MiB it left ~18–33 MiB, and
+ * each cold 100-verse study range adds ~3.5 MiB to the caches: a full collection every
+ * three ranges, 20–40 ms of marking inside one (docs/benchmarks.md, "Cold study ranges,
+ * fourth pass"). So after each full collection the factor is raised, while the live heap is
+ * small, to leave this much room; from 107 MiB live up (64 MiB / 0.6) 1.6 applies unchanged.
+ */
+export const DEFAULT_HEAP_HEADROOM_MB = 64;
+
+/** The growing percent that leaves `headroom` bytes above `live` (never below `base`, at most 1000). */
+export function percentFor(live: number, base: number, headroom: number): number {
+  if (!(live > 0) || headroom <= 0) return base;
+  // Whole tens: the flag is not set again for every small change of the live heap.
+  return Math.min(1000, Math.max(base, Math.ceil((headroom / live) * 10) * 10));
+}
+
+/** ALMANAC_HEAP_HEADROOM_MB, checked (bytes; 0: off). Throws on a bad value, as applyHeapGrowth does. */
+export function heapHeadroom(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.ALMANAC_HEAP_HEADROOM_MB ?? String(DEFAULT_HEAP_HEADROOM_MB);
+  if (!/^\d{1,4}$/.test(raw) || Number(raw) > 4096) {
+    throw new Error(`ALMANAC_HEAP_HEADROOM_MB must be a whole number from 0 to 4096 (got ${JSON.stringify(raw)})`);
+  }
+  return Number(raw) * 2 ** 20;
+}
+
+let keeping: PerformanceObserver | undefined;
+/**
+ * Keeps the headroom above (a server, after applyHeapGrowth returned `base`): the factor is
+ * set now from the heap in use, then again after each full collection from what it left.
+ * Returns the percent set now. Once per process; nothing when `headroom` is 0.
+ */
+export function keepHeapHeadroom(base: number, headroom: number): number {
+  let set = base;
+  const apply = () => {
+    const p = percentFor(v8.getHeapStatistics().used_heap_size, base, headroom);
+    if (p !== set) v8.setFlagsFromString(`--${FLAG}=${(set = p)}`);
+  };
+  if (headroom <= 0 || keeping) return set;
+  apply();
+  keeping = new PerformanceObserver((list) => {
+    if (list.getEntries().some((e) => (e as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR)) apply();
+  });
+  keeping.observe({ entryTypes: ['gc'] });
+  return set;
 }
