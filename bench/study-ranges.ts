@@ -13,7 +13,9 @@
  * BENCH_PIN=off leaves the server unpinned (V8's GC threads and the thread pool may use the
  * core the client mostly waits on, as on a machine the server has to itself);
  * BENCH_LIB=<compiled tree>/lib runs another compiled server (a before/after comparison);
- * BENCH_NODE_ARGS adds node flags to the server's command line (a CPU profile).
+ * BENCH_NODE_ARGS adds node flags to the server's command line (a CPU profile); BENCH_TRACE=1
+ * passes the server's stdout on and marks each cold range (with `--trace-gc`: which range a
+ * full collection lands in).
  * The load average is printed with every figure: the machine is shared.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -26,6 +28,7 @@ import { KeyStore } from '../server/state/keys.ts';
 import { cleanup, tempDir } from '../test/helpers.ts';
 
 const N = Number(process.env.BENCH_RANGES ?? 15);
+const TRACE = !!process.env.BENCH_TRACE;
 const lib = process.env.BENCH_LIB ?? path.join(PROJECT_ROOT, 'lib');
 if (!process.env.BENCH_LIB) execFileSync(process.execPath, ['bin/compile.mjs', '--if-stale'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
 const state = tempDir('almanac-bench-ranges-');
@@ -41,6 +44,7 @@ let out = '';
 const base = await new Promise<string>((resolve, reject) => {
   child.stdout.on('data', (c) => {
     out += c;
+    if (TRACE) process.stderr.write(c);
     const m = /on (http:\/\/[\d.]+:\d+)/.exec(out);
     if (m) resolve(m[1]);
   });
@@ -84,6 +88,7 @@ try {
   if (process.env.BENCH_WARM) console.log(`a first study (rev.22.21): ${(await get('/api/v1/study/kjv/rev/22/21')).t.toFixed(1)} ms`);
   const cold: number[] = [];
   for (const u of urls) {
+    if (TRACE) console.error(`>>> cold range ${u}`);
     const r = await get(u);
     if (r.status !== 200) throw new Error(`${u}: ${r.status} ${r.body.toString().slice(0, 200)}`);
     cold.push(r.t);
