@@ -107,6 +107,22 @@ describe('Accept-Encoding negotiation (RFC 9110 §12.5.3)', () => {
     expect(hashOf(bodies[3])).toBe(hashOf(joined[3]));
   });
 
+  it('streams a large body of parts to the compressor, several at once, each decoding to its own bytes', async () => {
+    // Over 1 MiB (a study range is ~4 MB): compressed 256 KB at a time while the rest is made (http/encoding.ts compressStreamed).
+    const big = (k: number) => Array.from({ length: 4000 + 500 * k }, (_, i) => Buffer.from(`{"k":${k},"i":${i},"t":"${'abcdefgh'.repeat(20 + ((i * 13 + k) % 40))}"},`));
+    const bodies = [0, 1, 2].map(big);
+    const joined = bodies.map((parts) => Buffer.concat(parts));
+    for (const j of joined) expect(j.length).toBeGreaterThan(2 ** 20);
+    const es = bodies.map((parts, k) => new Encoded(parts, `b${k}`));
+    const got = await Promise.all(es.flatMap((e) => [e.get('br'), e.get('gzip')]));
+    for (let k = 0; k < es.length; k++) {
+      expect(got[2 * k].coding).toBe('br');
+      expect(brotliDecompressSync(got[2 * k].body as Buffer).equals(joined[k])).toBe(true);
+      expect(got[2 * k + 1].coding).toBe('gzip');
+      expect(gunzipSync(got[2 * k + 1].body as Buffer).equals(joined[k])).toBe(true);
+    }
+  });
+
   it('makes a deferred part only when its body is written, in every coding, and not when a made form is adopted', async () => {
     // A stored panel text stays deflated until written (api/v1/study-panels.ts); here, parts
     // that count how often they were made.
