@@ -191,9 +191,15 @@ describe('item 7: readiness apart from liveness', () => {
         expect((await r.json()).error.details.reasons[0]).toMatch(/^warming: the search indexes of release \S+ are loading$/);
         expect(r.headers.get('retry-after')).toBe('5');
         expect((await fetch(`${base}/healthz`)).status).toBe(200);
+        expect((await fetch(`${base}/readyz`)).status).toBe(503);
         finish();
-        await new Promise((res) => setTimeout(res, 10));
-        expect((await fetch(`${base}/readyz`)).status).toBe(200);
+        // Then the panels check and one warm-up study (api/v1/study-warm.ts), tens of ms.
+        let status = 0;
+        for (let i = 0; i < 100 && status !== 200; i++) {
+          await new Promise((res) => setTimeout(res, 20));
+          status = (await fetch(`${base}/readyz`)).status;
+        }
+        expect(status).toBe(200);
       } finally {
         await app.close();
       }
