@@ -9,8 +9,8 @@
  * most runs, 63–88 ms against 30–50 ms for the others.
  *
  * It goes through the study range route's own handler and the response's own encoding,
- * with nothing billed and nothing cached but the panels of the two verses it reads (the
- * last two of the translation, where no bench range and few readers start).
+ * with nothing billed and nothing cached but the panels of the verses it reads (the last
+ * 100 of the translation; no bench range reads them).
  */
 import { STUDY_DATASET } from '../../../sources/scripture/study/dataset.ts';
 import type { TranslationSummary } from '../../../sources/scripture/dataset.ts';
@@ -20,6 +20,7 @@ import type { Release } from '../../release/release.ts';
 import type { ReviewView } from '../../state/reviews.ts';
 import type { Ctx } from '../handlers.ts';
 import { V1_ROUTES } from './routes.ts';
+import { MAX_STUDY_VERSES } from './study.ts';
 
 const ROUTE = V1_ROUTES.find((r) => r.operationId === 'studyRange')!;
 const warmed = new WeakMap<Release, string>();
@@ -27,8 +28,9 @@ const warmed = new WeakMap<Release, string>();
 export const studyWarmed = (release: Release) => warmed.get(release);
 
 /**
- * Composes and brotli-compresses the study of the last two verses of the release's first
- * translation (KJV when built). Resolves with what was composed (its path), or undefined
+ * Composes and brotli-compresses the study of the last 100 verses of the release's first
+ * translation (KJV when built): a range as long as a client may ask, so its larger paths
+ * (a body streamed to the compressor, the reused scratch buffer) have run once too. Resolves with what was composed (its path), or undefined
  * when the release has no study dataset or no translation; never rejects.
  */
 export async function warmStudy(release: Release, reviews: () => ReviewView | Promise<ReviewView>): Promise<string | undefined> {
@@ -36,12 +38,17 @@ export async function warmStudy(release: Release, reviews: () => ReviewView | Pr
     if (!release.datasets.has(STUDY_DATASET)) return undefined;
     const slug = release.datasets.has('bible/kjv') ? 'kjv' : [...release.datasets.keys()].find((d) => d.startsWith('bible/'))?.slice('bible/'.length);
     if (!slug) return undefined;
+    // The translation's last MAX_STUDY_VERSES verses, walking back from its end.
     const books = (release.datasets.get(`bible/${slug}`)!.summary as TranslationSummary).books;
-    const last = books[books.length - 1];
-    const [chapter, , count] = last.chapters[last.chapters.length - 1];
-    const from = `${last.slug}.${chapter}.${Math.max(1, count - 1)}`;
-    const to = `${last.slug}.${chapter}.${count}`;
-    const search = new URLSearchParams({ from, to });
+    const tail: string[] = [];
+    for (let b = books.length - 1; b >= 0 && tail.length < MAX_STUDY_VERSES; b--) {
+      for (let c = books[b].chapters.length - 1; c >= 0 && tail.length < MAX_STUDY_VERSES; c--) {
+        const [chapter, , count] = books[b].chapters[c];
+        for (let v = count; v >= 1 && tail.length < MAX_STUDY_VERSES; v--) tail.push(`${books[b].slug}.${chapter}.${v}`);
+      }
+    }
+    if (!tail.length) return undefined;
+    const search = new URLSearchParams({ from: tail[tail.length - 1], to: tail[0] });
     const path = ROUTE.path.replace('{translation}', slug);
     const ctx: Ctx = { release, params: { translation: slug }, query: parseQuery(search, ROUTE.query), path, reviews };
     const reply = await ROUTE.handler(ctx);
