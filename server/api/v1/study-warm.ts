@@ -14,7 +14,7 @@
  */
 import { STUDY_DATASET } from '../../../sources/scripture/study/dataset.ts';
 import type { TranslationSummary } from '../../../sources/scripture/dataset.ts';
-import { Encoded, joinedBody } from '../../http/encoding.ts';
+import { Encoded } from '../../http/encoding.ts';
 import { parseQuery } from '../../http/query.ts';
 import type { Release } from '../../release/release.ts';
 import type { ReviewView } from '../../state/reviews.ts';
@@ -30,8 +30,9 @@ export const studyWarmed = (release: Release) => warmed.get(release);
 /**
  * Composes and brotli-compresses the study of the last 100 verses of the release's first
  * translation (KJV when built): a range as long as a client may ask, so its larger paths
- * (a body streamed to the compressor, the reused scratch buffer) have run once too. Resolves with what was composed (its path), or undefined
- * when the release has no study dataset or no translation; never rejects.
+ * (a body streamed to the compressor, the reused scratch buffer) have run once too.
+ * Resolves with what was composed (its path), or undefined when the release has no study
+ * dataset or no translation; never rejects.
  */
 export async function warmStudy(release: Release, reviews: () => ReviewView | Promise<ReviewView>): Promise<string | undefined> {
   try {
@@ -55,7 +56,6 @@ export async function warmStudy(release: Release, reviews: () => ReviewView | Pr
     if (reply.kind !== 'json') return undefined;
     const body = new Encoded(reply.body, reply.etag ?? 'warm');
     await body.get('br');
-    joinedBody(reply.body);
     warmed.set(release, `${path}?${search}`);
     return `${path}?${search}`;
   } catch {
