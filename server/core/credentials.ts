@@ -14,15 +14,29 @@ import type { CoreRequest } from '../http/request.ts';
  * credential. Two members with different keys are a conflict, never "the first one":
  * guessing would bill the wrong key.
  */
-const members = (v: string | undefined) => (v === undefined ? [] : v.split(',').map((m) => m.trim()).filter(Boolean));
-
-function bearers(header: string | undefined, invalid: () => ApiError): string[] {
-  return members(header).map((m) => {
-    const b = /^Bearer[ ]+(\S+)$/i.exec(m);
-    if (!b) throw invalid();
-    return b[1];
-  });
+function members(v: string | undefined): string[] {
+  if (v === undefined) return [];
+  // One field with one member, nearly every request: no split, map and filter arrays (issue 41).
+  if (!v.includes(',')) {
+    const m = v.trim();
+    return m ? [m] : [];
+  }
+  return v.split(',').map((m) => m.trim()).filter(Boolean);
 }
+
+const BEARER = /^Bearer[ ]+(\S+)$/i;
+function bearers(header: string | undefined, invalid: () => ApiError): string[] {
+  const all = members(header);
+  for (let i = 0; i < all.length; i++) {
+    const b = BEARER.exec(all[i]);
+    if (!b) throw invalid();
+    all[i] = b[1];
+  }
+  return all;
+}
+
+/** Two lists of credentials as one, without a copy when one is empty. */
+const both = (a: string[], b: string[]) => (!a.length ? b : !b.length ? a : a.concat(b));
 
 /** How a surface reads credentials and which catalogue codes its failures get. */
 export interface CredentialRules {
@@ -53,7 +67,7 @@ const SCRIPTURE_OTHER = 'header="X-Scripture-Key", query="key"';
 
 /** /apis: X-Service-Key or Authorization: Bearer. */
 export const PLATFORM_CREDENTIALS: CredentialRules = {
-  read: (req, _s, invalid) => [...members(req.header('x-service-key')), ...bearers(req.header('authorization'), invalid)],
+  read: (req, _s, invalid) => both(members(req.header('x-service-key')), bearers(req.header('authorization'), invalid)),
   missing: (req, search) => new ApiError('authentication_required', req.header('x-scripture-key') !== undefined || search.has('key')
     ? `/apis does not read ${req.header('x-scripture-key') !== undefined ? 'X-Scripture-Key' : 'the key= parameter'} (that is /api/v1's); send the same key in X-Service-Key or Authorization: Bearer`
     : 'send a key in X-Service-Key or Authorization: Bearer', undefined, challenge(PLATFORM_OTHER)),
@@ -66,7 +80,10 @@ export const PLATFORM_CREDENTIALS: CredentialRules = {
 
 /** /api/v1: Authorization: Bearer (preferred), X-Scripture-Key, or the key= query parameter. */
 export const SCRIPTURE_CREDENTIALS: CredentialRules = {
-  read: (req, search, invalid) => [...bearers(req.header('authorization'), invalid), ...members(req.header('x-scripture-key')), ...search.getAll('key')],
+  read: (req, search, invalid) => {
+    const given = both(bearers(req.header('authorization'), invalid), members(req.header('x-scripture-key')));
+    return search.has('key') ? given.concat(search.getAll('key')) : given;
+  },
   // 401 only when no key was sent; a refused key is a 403 here (scripture spec), which carries no challenge.
   missing: (req) => new ApiError('api_key_required', req.header('x-service-key') !== undefined
     ? '/api/v1 does not read X-Service-Key (that is /apis\'s); send the same key as Authorization: Bearer <key>, X-Scripture-Key, or key='
@@ -82,8 +99,17 @@ export const SCRIPTURE_CREDENTIALS: CredentialRules = {
  * 401; different keys are a conflict (401 on /apis, 403 on /api/v1); a malformed Authorization header is an invalid key.
  */
 export function credentialOf(req: CoreRequest, search: URLSearchParams, rules: CredentialRules): string {
-  const given = rules.read(req, search, () => rules.invalid('the Authorization header must have the form "Bearer <key>"')).filter(Boolean);
-  if (!given.length) throw rules.missing(req, search);
-  if (given.some((c) => c !== given[0])) throw rules.conflict();
-  return given[0];
+  const given = rules.read(req, search, rules === PLATFORM_CREDENTIALS ? platformMalformed : scriptureMalformed);
+  // An empty key= is no credential (headers' empty members are already dropped).
+  let first: string | undefined;
+  for (const c of given) {
+    if (!c) continue;
+    if (first === undefined) first = c;
+    else if (c !== first) throw rules.conflict();
+  }
+  if (first === undefined) throw rules.missing(req, search);
+  return first;
 }
+const MALFORMED = 'the Authorization header must have the form "Bearer <key>"';
+const platformMalformed = () => PLATFORM_CREDENTIALS.invalid(MALFORMED);
+const scriptureMalformed = () => SCRIPTURE_CREDENTIALS.invalid(MALFORMED);
