@@ -3,6 +3,7 @@
  * or generated, the same id in the error log lines about the request, and the log off or
  * sampled by ALMANAC_ACCESS_LOG.
  */
+import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { writeSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
@@ -122,6 +123,51 @@ describe('access log', () => {
     await settle();
     expect(JSON.parse(text)).toMatchObject({ status: 503 });
   });
+
+  // Stdout as a pipe, the way a supervisor or container runtime collects it (issue 41): a
+  // child logs 20,000 lines (~4 MB) while its reader pauses. Node makes that pipe
+  // non-blocking, so a write to the full pipe failed (EAGAIN) and the lines were lost
+  // uncounted (1,103 of 20,000 arrived, no "dropped" line, before the fix).
+  const childLogging = (lines: number, readAfterMs: number, closeReader = false) => new Promise<{ logged: number; dropped: number; stderr: string; code: number | null }>((resolve) => {
+    const c = spawn(process.execPath, ['--import', 'tsx', '-e', `
+      import { AccessLog } from './server/node/access-log.ts';
+      console.log('up'); // as the server's start lines: process.stdout exists, its pipe non-blocking
+      const log = new AccessLog({ sample: 1 });
+      let maxLag = 0, last = performance.now();
+      const tick = setInterval(() => { const now = performance.now(); maxLag = Math.max(maxLag, now - last - 5); last = now; }, 5);
+      for (let i = 0; i < ${lines}; i += 100) {
+        for (let j = 0; j < 100; j++) log.log({ id: 'r' + (i + j), method: 'GET', url: '/apis/elements/' + 'x'.repeat(120), status: 200, bytes: 1, start: performance.now() });
+        await new Promise((r) => setImmediate(r));
+      }
+      await new Promise((r) => setTimeout(r, ${readAfterMs} + 800));
+      clearInterval(tick);
+      log.flushSync();
+      process.stderr.write(JSON.stringify({ maxLag, alive: true }));
+    `], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } });
+    let out = '', stderr = '';
+    c.stderr.on('data', (d) => (stderr += d));
+    c.stdout.pause();
+    setTimeout(() => (closeReader ? c.stdout.destroy() : c.stdout.on('data', (d) => (out += d)).resume()), readAfterMs);
+    c.on('close', (code) => {
+      const got = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+      resolve({ logged: got.filter((l) => l.id).length, dropped: got.reduce((n, l) => n + (l.dropped ?? 0), 0), stderr, code });
+    });
+  });
+
+  it('stdout a pipe whose reader pauses: up to 1 MiB waits, the rest is dropped and counted, serving never stalls', async () => {
+    const r = await childLogging(20_000, 1500);
+    expect(r.code).toBe(0);
+    expect(r.logged + r.dropped).toBe(20_000);
+    expect(r.logged).toBeGreaterThan(5000); // ~1 MiB of lines waited for the reader
+    expect(r.dropped).toBeGreaterThan(0);
+    expect(JSON.parse(r.stderr).maxLag).toBeLessThan(500);
+  }, 30_000);
+
+  it('stdout a pipe whose reader is gone (EPIPE): logging stops, the process goes on', async () => {
+    const r = await childLogging(20_000, 300, true);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stderr)).toMatchObject({ alive: true });
+  }, 30_000);
 
   it('ALMANAC_ACCESS_LOG: on, off or a fraction, else a clear error; request ids are unique', () => {
     expect(accessLogSample({})).toBe(1);
