@@ -70,22 +70,27 @@ export async function nightly(o: NightlyOptions = {}): Promise<{ code: number; r
     return { code: EXIT.usage, report: null, error: `--accept: no dataset ${unknown.map((u) => `'${u}'`).join(', ')}; the datasets are ${sources.map((s) => s.id).join(', ')}` };
   }
   mkdirSync(dist, { recursive: true });
-  let lock: Lease;
+  let lock: Lease | undefined;
   const leaseMs = (envNumber(env.ALMANAC_NIGHTLY_LEASE_S) ?? DEFAULT_LEASE_S) * 1000;
+  let phase = 'fetch';
+  // The handlers come before the lock: a signal between the lock file's write and them
+  // would end the process by the default action, leaving the lock behind (CI caught the
+  // test's SIGTERM in that window once).
+  const stop = o.signals ? onSignals((signal) => {
+    lock?.release();
+    log(`nightly: stopped by ${signal} ${lock ? `during the ${phase}` : 'before taking the lock'}; the live release is ${readCurrent(dist) ?? 'none'}; ${lock ? 'the lock is released' : 'no lock was taken'}`);
+  }) : () => {};
   try {
     lock = leaseLock(path.join(dist, 'nightly.lock'), { leaseMs, log });
   } catch (err) {
+    stop();
     if (err instanceof LockBusy) return { code: EXIT.usage, report: null, error: `another nightly is running: ${err.message}` };
     throw err;
   }
-  let phase = 'fetch';
-  const stop = o.signals ? onSignals((signal) => {
-    lock.release();
-    log(`nightly: stopped by ${signal} during the ${phase}; the live release is ${readCurrent(dist) ?? 'none'}; the lock is released`);
-  }) : () => {};
+  const held = lock;
   /** Nothing goes live, is published or pruned once another nightly holds the lock (this one's lease lapsed). */
   const stillOurs = (what: string) => {
-    if (!lock.held()) throw new Error(`the nightly lock is no longer this run's (its lease of ${leaseMs / 1000} s lapsed and another run took it over): not ${what}`);
+    if (!held.held()) throw new Error(`the nightly lock is no longer this run's (its lease of ${leaseMs / 1000} s lapsed and another run took it over): not ${what}`);
   };
   try {
     buildHeapGrowth(env);
@@ -113,7 +118,7 @@ export async function nightly(o: NightlyOptions = {}): Promise<{ code: number; r
     phase = 'report';
     const report = nightlyReport({ dist, before, after, builds: result.reports, started, now: now(), fetch: fetched });
     if (report.new_release) writeReport(dist, report);
-    const { renewals, longestGapMs } = lock.stats();
+    const { renewals, longestGapMs } = held.stats();
     log(`nightly: lock renewed ${renewals} times, longest gap ${(longestGapMs / 1000).toFixed(1)} s (lease ${leaseMs / 1000} s)`);
     summarise(report, log, result.pruned);
     return { code: report.outcome === 'ok' ? EXIT.ok : EXIT.heldBack, report };
@@ -123,7 +128,7 @@ export async function nightly(o: NightlyOptions = {}): Promise<{ code: number; r
     return { code: EXIT.failed, report: null, error: message };
   } finally {
     stop();
-    lock.release();
+    held.release();
   }
 }
 

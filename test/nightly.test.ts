@@ -244,7 +244,10 @@ describe('the nightly lock (issue 40, item 2)', () => {
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (out += c));
     try {
-      for (let i = 0; i < 600 && !existsSync(lockOf(dist)); i++) await new Promise((r) => setTimeout(r, 100));
+      // Signalled the moment the lock file appears: the run must already answer a signal
+      // then (its handlers came after the lock once, and a SIGTERM between the two ended it
+      // by the default action with the lock left behind).
+      for (let i = 0; i < 60_000 && !existsSync(lockOf(dist)); i++) await new Promise((r) => setTimeout(r, 1));
       expect(existsSync(lockOf(dist)), out).toBe(true);
       child.kill('SIGTERM');
       const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
