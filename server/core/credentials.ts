@@ -38,6 +38,8 @@ function bearers(header: string | undefined, invalid: () => ApiError): string[] 
 /** Two lists of credentials as one, without a copy when one is empty. */
 const both = (a: string[], b: string[]) => (!a.length ? b : !b.length ? a : a.concat(b));
 
+const MALFORMED = 'the Authorization header must have the form "Bearer <key>"';
+
 /** How a surface reads credentials and which catalogue codes its failures get. */
 export interface CredentialRules {
   /** Every credential the request carries, in order of preference. */
@@ -45,6 +47,8 @@ export interface CredentialRules {
   /** No credential this surface reads; names the other surface's credential when one was sent instead (issue 28). */
   missing: (req: CoreRequest, search: URLSearchParams) => ApiError;
   invalid: (why: string) => ApiError;
+  /** A malformed Authorization header: the invalid key of this surface (one function, not one per request). */
+  malformed: () => ApiError;
   inactive: () => ApiError;
   /** Credentials that disagree (README "Authentication"): 401 on /apis, 403 on /api/v1. */
   conflict: () => ApiError;
@@ -72,6 +76,7 @@ export const PLATFORM_CREDENTIALS: CredentialRules = {
     ? `/apis does not read ${req.header('x-scripture-key') !== undefined ? 'X-Scripture-Key' : 'the key= parameter'} (that is /api/v1's); send the same key in X-Service-Key or Authorization: Bearer`
     : 'send a key in X-Service-Key or Authorization: Bearer', undefined, challenge(PLATFORM_OTHER)),
   invalid: (why) => new ApiError('invalid_key', why, undefined, challenge(PLATFORM_OTHER, why)),
+  malformed: () => PLATFORM_CREDENTIALS.invalid(MALFORMED),
   inactive: () => new ApiError('invalid_key', 'the key has been revoked', undefined, challenge(PLATFORM_OTHER, 'the key has been revoked')),
   conflict: () => new ApiError('conflicting_credentials', 'the credentials sent carry different keys; send one key', undefined, challenge(PLATFORM_OTHER, 'the credentials sent carry different keys')),
   // The platform spec: a credential that is not accepted is a 401, whatever the reason.
@@ -89,6 +94,7 @@ export const SCRIPTURE_CREDENTIALS: CredentialRules = {
     ? '/api/v1 does not read X-Service-Key (that is /apis\'s); send the same key as Authorization: Bearer <key>, X-Scripture-Key, or key='
     : 'send a key as Authorization: Bearer <key>, X-Scripture-Key, or key=', undefined, challenge(SCRIPTURE_OTHER)),
   invalid: (why) => new ApiError('invalid_api_key', why),
+  malformed: () => SCRIPTURE_CREDENTIALS.invalid(MALFORMED),
   inactive: () => new ApiError('inactive_api_key', 'the key has been revoked or is not active'),
   conflict: () => new ApiError('invalid_api_key', 'the credentials sent carry different keys; send one key'),
   unsubscribed: (why, details) => new ApiError('subscription_inactive', why, details),
@@ -99,7 +105,7 @@ export const SCRIPTURE_CREDENTIALS: CredentialRules = {
  * 401; different keys are a conflict (401 on /apis, 403 on /api/v1); a malformed Authorization header is an invalid key.
  */
 export function credentialOf(req: CoreRequest, search: URLSearchParams, rules: CredentialRules): string {
-  const given = rules.read(req, search, rules === PLATFORM_CREDENTIALS ? platformMalformed : scriptureMalformed);
+  const given = rules.read(req, search, rules.malformed);
   // An empty key= is no credential (headers' empty members are already dropped).
   let first: string | undefined;
   for (const c of given) {
@@ -110,6 +116,3 @@ export function credentialOf(req: CoreRequest, search: URLSearchParams, rules: C
   if (first === undefined) throw rules.missing(req, search);
   return first;
 }
-const MALFORMED = 'the Authorization header must have the form "Bearer <key>"';
-const platformMalformed = () => PLATFORM_CREDENTIALS.invalid(MALFORMED);
-const scriptureMalformed = () => SCRIPTURE_CREDENTIALS.invalid(MALFORMED);
