@@ -29,7 +29,8 @@
  *   so the mark is reported wherever the engine sets it.
  */
 import { createRequire } from 'node:module';
-import Holidays, { type HolidaysTypes } from 'date-holidays';
+import type HolidaysClass from 'date-holidays';
+import type { HolidaysTypes } from 'date-holidays';
 import { dateBounds, defineSource } from './contract.ts';
 import { COUNTRY_CODES, COUNTRY_CODES_PROVENANCE, countryFilter } from './vocabularies.ts';
 
@@ -95,13 +96,26 @@ function placeNames(node: Node | undefined, where: string): string[] {
 const slug = (s: string) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
   .replace(/[^a-z0-9]+/g, '-').slice(0, 48).replace(/^-+|-+$/g, '');
 
+/**
+ * The library, loaded when the build first computes holidays, not when this module is
+ * imported: the server imports every source for its routes and never builds, and the
+ * library with its bundled data was 8.3 MiB of the server's ~27 MiB live heap, marked
+ * again by every full collection (issue 41: a cold study range that met one took 25–45 ms
+ * longer). Its CommonJS build (the package's `require` export, the same rule engine): the
+ * sources' build steps are synchronous.
+ */
+let library: typeof HolidaysClass | undefined;
+const Holidays = (): typeof HolidaysClass => (library ??= createRequire(import.meta.url)('date-holidays') as typeof HolidaysClass);
+/** Whether the library was loaded in this process (tests: the server's imports must not load it). */
+export const libraryLoaded = () => library !== undefined;
+
 /** The parts of the library we use beyond its typings: init options carry the data. */
 const withData = (data: Data) => ({ data }) as HolidaysTypes.Options;
 /** Code-unit order, independent of locale. */
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 function generate(data: Data): HolidayRecord[] {
-  const hd = new Holidays(withData(data));
+  const hd = new (Holidays())(withData(data));
   const substituteNames = data.names.substitutes?.name;
   const out: HolidayRecord[] = [];
   for (const country of Object.keys(data.holidays).sort()) {
@@ -215,7 +229,7 @@ const packageVersion = (): string => require('date-holidays/package.json').versi
  * from the library's bundled copy of the same data file, as records carry no names.
  */
 function coverage(records: HolidayRecord[]) {
-  const hd = new Holidays();
+  const hd = new (Holidays())();
   const countryNames = hd.getCountries('en');
   const byCountry = new Map<string, { holidays: number; subs: Map<string, number> }>();
   for (const r of records) {
