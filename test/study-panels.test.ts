@@ -13,9 +13,12 @@ import { panelsPath } from '../pipeline/paths.ts';
 import { fsRelease } from '../server/release/fs-reader.ts';
 import { joinedBody } from '../server/http/encoding.ts';
 import { decodeEntry, encodePack, panelsChecked, readyPanels, storedMatches, storedTextsInflated, useReadyPanels, PANELS_VERSION } from '../server/api/v1/study-panels.ts';
-import { studyWarmed } from '../server/api/v1/study-warm.ts';
+import { studyWarmed, warmPasses, WARM_PASSES } from '../server/api/v1/study-warm.ts';
 import { createApp } from '../server/node/server.ts';
-import { studyCacheBytes } from '../server/api/v1/study.ts';
+import { studyCacheBytes, studyCacheHeld } from '../server/api/v1/study.ts';
+import { V1_ROUTES } from '../server/api/v1/routes.ts';
+import { parseQuery } from '../server/http/query.ts';
+import type { Ctx } from '../server/api/handlers.ts';
 import { layerTable } from '../server/api/v1/study-tokens.ts';
 import { ReviewStore } from '../server/state/reviews.ts';
 import { cleanup, startServer, tempDir, type Running } from './helpers.ts';
@@ -137,6 +140,34 @@ describe('stored study panels', () => {
       await app.close();
     }
   }, 60_000);
+
+  it('the warm-up\'s later passes (ctx.uncached) neither read nor fill the panel cache; ALMANAC_STUDY_WARM_PASSES is checked', async () => {
+    const route = V1_ROUTES.find((r) => r.operationId === 'studyRange')!;
+    const rel = fsRelease(dist);
+    const reviewDir = tempDir('almanac-warm-reviews-');
+    const store = new ReviewStore(reviewDir);
+    const reviews = () => store;
+    const search = new URLSearchParams({ from: 'gen.3.1', to: 'gen.3.24' });
+    const ctx = (uncached: boolean): Ctx => ({ release: rel, params: { translation: 'kjv' }, query: parseQuery(search, route.query), path: '/api/v1/study/kjv/range', reviews, uncached });
+    studyCacheBytes(64 * 2 ** 20);
+    try {
+      const a = await route.handler(ctx(true));
+      expect(studyCacheHeld()).toBe(0);
+      const b = await route.handler(ctx(false));
+      const held = studyCacheHeld();
+      expect(held).toBeGreaterThan(0);
+      await route.handler(ctx(true));
+      expect(studyCacheHeld()).toBe(held);
+      // The same answer either way.
+      expect(a.kind === 'json' && b.kind === 'json' && a.etag === b.etag).toBe(true);
+    } finally {
+      studyCacheBytes(64 * 2 ** 20);
+      cleanup(reviewDir);
+    }
+    expect(WARM_PASSES).toBe(8);
+    expect([warmPasses('0'), warmPasses('3'), warmPasses('50')]).toEqual([0, 3, 50]);
+    expect([warmPasses('51'), warmPasses('-1'), warmPasses('x'), warmPasses(''), warmPasses(undefined)]).toEqual([8, 8, 8, 8, 8]);
+  });
 
   it('a range keeps its stored texts deflated until its body is written: answered again from its compressed forms, it inflates none', async () => {
     // No panel cache: a range is composed afresh each time, and its br form is known by its ETag.

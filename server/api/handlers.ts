@@ -32,6 +32,11 @@ export interface Ctx {
   reviews: () => ReviewView | Promise<ReviewView>;
   /** Why the server is not ready (/readyz); absent where the runtime has no such state (the Worker). */
   ready?: () => string[];
+  /**
+   * Compose without reading or filling the study panel cache (api/v1/study.ts): the
+   * warm-up's repeated passes over the same verses (api/v1/study-warm.ts). Never set by a request.
+   */
+  uncached?: boolean;
 }
 
 export type Reply =

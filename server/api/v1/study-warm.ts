@@ -22,6 +22,17 @@ import type { Ctx } from '../handlers.ts';
 import { V1_ROUTES } from './routes.ts';
 import { MAX_STUDY_VERSES } from './study.ts';
 
+/**
+ * Passes over the warm-up range. Measured with `npm run bench:study-ranges` (five fresh
+ * servers each, docs/benchmarks.md "Cold study ranges, fifth pass"): one pass left 0 of 5
+ * runs with every cold range ≤ 60 ms (maxima 62–82 ms), TODO.
+ */
+export const WARM_PASSES = warmPasses(process.env.ALMANAC_STUDY_WARM_PASSES);
+/** ALMANAC_STUDY_WARM_PASSES: a whole number from 0 (no warm-up study) to 50; anything else is the default, 8. */
+export function warmPasses(raw: string | undefined): number {
+  return raw !== undefined && /^\d{1,2}$/.test(raw) && Number(raw) <= 50 ? Number(raw) : 8;
+}
+
 const ROUTE = V1_ROUTES.find((r) => r.operationId === 'studyRange')!;
 const warmed = new WeakMap<Release, string>();
 /** The study a release was warmed with, if it was (tests). */
@@ -48,14 +59,20 @@ export async function warmStudy(release: Release, reviews: () => ReviewView | Pr
         for (let v = count; v >= 1 && tail.length < MAX_STUDY_VERSES; v--) tail.push(`${books[b].slug}.${chapter}.${v}`);
       }
     }
-    if (!tail.length) return undefined;
+    if (!tail.length || WARM_PASSES === 0) return undefined;
     const search = new URLSearchParams({ from: tail[tail.length - 1], to: tail[0] });
     const path = ROUTE.path.replace('{translation}', slug);
-    const ctx: Ctx = { release, params: { translation: slug }, query: parseQuery(search, ROUTE.query), path, reviews };
-    const reply = await ROUTE.handler(ctx);
-    if (reply.kind !== 'json') return undefined;
-    const body = new Encoded(reply.body, reply.etag ?? 'warm');
-    await body.get('br');
+    // Several passes (WARM_PASSES): V8 optimizes the path's functions only after they have
+    // run a while, and that compiling, with the first full collections, otherwise landed in
+    // the first real ranges. The later passes neither read nor fill the panel cache, so each
+    // takes the cold path again over the same 100 verses and the caches hold one range's worth.
+    for (let pass = 0; pass < WARM_PASSES; pass++) {
+      const ctx: Ctx = { release, params: { translation: slug }, query: parseQuery(search, ROUTE.query), path, reviews, uncached: pass > 0 };
+      const reply = await ROUTE.handler(ctx);
+      if (reply.kind !== 'json') return undefined;
+      const body = new Encoded(reply.body, reply.etag ?? 'warm');
+      await body.get('br');
+    }
     warmed.set(release, `${path}?${search}`);
     return `${path}?${search}`;
   } catch {

@@ -124,6 +124,8 @@ export interface StudyVerse { ord: number; reference: string; panels: Part[]; co
  * request's work; a review changes the version, so a cached panel never hides one.
  */
 let panelCache = new Lru<[Part[], number, string]>(Number(process.env.ALMANAC_STUDY_CACHE_MB ?? 64) * 2 ** 20);
+/** Bytes the panel cache holds (tests). */
+export const studyCacheHeld = () => panelCache.bytes;
 /** Sets the panel cache's budget (the Worker keeps it small: an isolate has 128 MB in all). */
 export function studyCacheBytes(bytes: number) {
   panelCache = new Lru(bytes);
@@ -142,7 +144,7 @@ async function studyOf(ctx: Ctx, t: Translation, ords: number[]): Promise<StudyV
   const one = async (ord: number): Promise<StudyVerse> => {
     const v = JSON.parse(lines[at.get(ord)!].toString('utf8')) as VerseRecord;
     const key = `${ctx.release.id}|${t.slug}|${v.id}|${fkey}`;
-    let hit = panelCache.get(key);
+    let hit = ctx.uncached ? undefined : panelCache.get(key);
     if (!hit) {
       const ords = await studyOrdinals(ctx, t, v);
       // The build's ready JSON when it serves this study (study-panels.ts), else expanded here.
@@ -161,7 +163,7 @@ async function studyOf(ctx: Ctx, t: Translation, ords: number[]): Promise<StudyV
       }
       hit = [bytes, count, digest];
       // What an entry holds: its bytes, or a stored text's deflated bytes (study-panels.ts StoredText).
-      panelCache.set(key, hit, bytes.reduce((n, b) => n + (Buffer.isBuffer(b) ? b.length : b.held), 0) + key.length * 2 + 64 + 16 * bytes.length);
+      if (!ctx.uncached) panelCache.set(key, hit, bytes.reduce((n, b) => n + (Buffer.isBuffer(b) ? b.length : b.held), 0) + key.length * 2 + 64 + 16 * bytes.length);
     }
     return { ord, reference: v.id, panels: hit[0], count: hit[1], digest: hit[2] };
   };
