@@ -10,9 +10,11 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { STUDY_DATASET, type StudySummary } from '../sources/scripture/study/dataset.ts';
 import { panelsPath } from '../pipeline/paths.ts';
-import { fsRelease } from '../server/release/fs-reader.ts';
+import { fsRelease, fsReleaseAt } from '../server/release/fs-reader.ts';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { joinedBody } from '../server/http/encoding.ts';
-import { decodeEntry, encodePack, panelsChecked, readyPanels, storedMatches, storedTextsInflated, useReadyPanels, PANELS_VERSION } from '../server/api/v1/study-panels.ts';
+import { decodeEntry, encodePack, panelsChecked, readyPanels, storedMatches, storedPanels, storedTextsInflated, useReadyPanels, PANELS_VERSION } from '../server/api/v1/study-panels.ts';
 import { studyWarmed, warmPasses, WARM_PASSES } from '../server/api/v1/study-warm.ts';
 import { createApp } from '../server/node/server.ts';
 import { studyCacheBytes, studyCacheHeld } from '../server/api/v1/study.ts';
@@ -140,6 +142,45 @@ describe('stored study panels', () => {
       await app.close();
     }
   }, 60_000);
+
+  it('once its panels file is checked, an entry is read alone, the same as from the whole file; a file changed since answers release_corrupt', async () => {
+    const rel = fsRelease(dist);
+    const info = rel.datasets.get(STUDY_DATASET)!;
+    const size = info.pack_size ?? 1000;
+    const pack = panelsPath(STUDY_DATASET, 1);
+    expect(rel.reads(pack)).toBeUndefined(); // not checked yet: read whole, which checks it
+    const whole = await rel.file(pack);
+    expect(rel.reads(pack)).toBeDefined();
+    const cachedBefore = rel.cacheStats().bytes;
+    for (let o = size; o < Math.min(2 * size, info.records); o++) {
+      const alone = (await storedPanels(rel, o))!;
+      const fromWhole = decodeEntry(whole, o)!;
+      expect({ id: alone.id, panels: alone.panels, aligned: alone.aligned }).toEqual({ id: fromWhole.id, panels: fromWhole.panels, aligned: fromWhole.aligned });
+      for (const k of ['', ...Object.keys(alone.aligned)]) {
+        expect(alone.zipped(k).equals(fromWhole.zipped(k))).toBe(true);
+        expect(alone.part(k).equals(fromWhole.part(k))).toBe(true);
+      }
+    }
+    expect(rel.cacheStats().bytes).toBe(cachedBefore); // nothing more cached: no whole file read again
+
+    // A copy of the file served by a release of its own, changed after its check.
+    const dir = tempDir('almanac-panels-reads-');
+    try {
+      const manifest = JSON.parse(readFileSync(path.join(dist, 'releases', readFileSync(path.join(dist, 'current'), 'utf8').trim(), 'manifest.json'), 'utf8'));
+      mkdirSync(path.dirname(path.join(dir, pack)), { recursive: true });
+      writeFileSync(path.join(dir, pack), whole);
+      const copy = fsReleaseAt(dir, { ...manifest, files: { [pack]: manifest.files[pack] } });
+      await copy.file(pack);
+      expect((await storedPanels(copy, size))!.id).toBe(decodeEntry(whole, size)!.id);
+      const changed = Buffer.from(whole);
+      changed[changed.length - 1] ^= 1;
+      await new Promise((r) => setTimeout(r, 20)); // a later mtime
+      writeFileSync(path.join(dir, pack), changed);
+      await expect(storedPanels(copy, size + 1)).rejects.toMatchObject({ code: 'release_corrupt' });
+    } finally {
+      cleanup(dir);
+    }
+  });
 
   it('the warm-up\'s later passes (ctx.uncached) neither read nor fill the panel cache; ALMANAC_STUDY_WARM_PASSES is checked', async () => {
     const route = V1_ROUTES.find((r) => r.operationId === 'studyRange')!;

@@ -127,12 +127,37 @@ export function decodeEntry(pack: Buffer, ordinal: number): PanelsEntry | undefi
   if (!h) return undefined;
   const i = ordinal - h.first;
   if (i < 0 || i >= h.count) return undefined;
-  const table = h.table;
-  const data = table + 4 * (h.count + 1);
-  const from = data + pack.readUInt32LE(table + 4 * i);
-  const to = data + pack.readUInt32LE(table + 4 * (i + 1));
-  const metaLen = pack.readUInt32LE(from);
-  const { z, ...meta } = JSON.parse(pack.toString('utf8', from + 4, from + 4 + metaLen)) as Stored & { z: number[] };
+  const data = h.table + 4 * (h.count + 1);
+  return entryAt(pack, data + pack.readUInt32LE(h.table + 4 * i), data + pack.readUInt32LE(h.table + 4 * (i + 1)));
+}
+
+/**
+ * Entry `ordinal` read alone from a pack file kept open (`read`: Release.reads), its header
+ * and offsets table read once per open file: what decodeEntry finds in the whole file.
+ */
+function readEntry(read: (from: number, to: number) => Buffer, size: number, ordinal: number): PanelsEntry | undefined {
+  let index = tables.get(read);
+  if (index === undefined) {
+    const head = read(0, Math.min(size, 256));
+    const h = headerOf(head);
+    index = h && { ...h, offsets: read(h.table, h.table + 4 * (h.count + 1)) };
+    tables.set(read, index);
+  }
+  if (!index) return undefined;
+  const i = ordinal - index.first;
+  if (i < 0 || i >= index.count) return undefined;
+  const data = index.table + 4 * (index.count + 1);
+  const from = data + index.offsets.readUInt32LE(4 * i);
+  const to = data + index.offsets.readUInt32LE(4 * (i + 1));
+  if (!(from < to && to <= size)) return undefined;
+  return entryAt(read(from, to), 0, to - from);
+}
+const tables = new WeakMap<object, { first: number; count: number; table: number; offsets: Buffer } | null>();
+
+/** The entry stored at [from, to) of `bytes`, or undefined when its parts do not add up. */
+function entryAt(bytes: Buffer, from: number, to: number): PanelsEntry | undefined {
+  const metaLen = bytes.readUInt32LE(from);
+  const { z, ...meta } = JSON.parse(bytes.toString('utf8', from + 4, from + 4 + metaLen)) as Stored & { z: number[] };
   if (!Array.isArray(z) || z.length !== 1 + Object.keys(meta.aligned ?? {}).length) return undefined;
   const keys = ['', ...Object.keys(meta.aligned)];
   const starts = new Map<string, [number, number]>();
@@ -149,11 +174,11 @@ export function decodeEntry(pack: Buffer, ordinal: number): PanelsEntry | undefi
       const [a, e] = starts.get(key)!;
       // Its size is known: one output chunk, no chunks joined afterwards.
       const size = key ? meta.aligned[key].b : meta.panels.reduce((n, p) => n + p.b, 0);
-      inflated.set(key, (b = inflateRawSync(pack.subarray(a, e), { chunkSize: Math.max(64, size + 1) })));
+      inflated.set(key, (b = inflateRawSync(bytes.subarray(a, e), { chunkSize: Math.max(64, size + 1) })));
     }
     return b;
   };
-  const zipped = (key: string) => pack.subarray(...starts.get(key)!);
+  const zipped = (key: string) => bytes.subarray(...starts.get(key)!);
   return { ...meta, part, zipped };
 }
 
@@ -179,11 +204,14 @@ export function studyPanelFiles(at: { dir: string; manifest: Manifest }, records
  * and the ordinal: what readyPanels' digest names it by), or undefined when the release has
  * none (built before them).
  */
-async function storedPanels(release: Release, ordinal: number): Promise<(PanelsEntry & { origin: string }) | undefined> {
+export async function storedPanels(release: Release, ordinal: number): Promise<(PanelsEntry & { origin: string }) | undefined> {
   const rel = panelsPath(STUDY_DATASET, packOf(ordinal, release.datasets.get(STUDY_DATASET)?.pack_size));
   const file = release.entry(rel);
   if (!file) return undefined;
-  const e = decodeEntry(await release.file(rel), ordinal);
+  // Read alone once the file is checked (the background check, or a whole read below);
+  // whole and cached before that.
+  const read = release.reads(rel);
+  const e = read ? readEntry(read, file.size, ordinal) : decodeEntry(await release.file(rel), ordinal);
   return e && { ...e, origin: `${file.sha256}:${ordinal}` };
 }
 
