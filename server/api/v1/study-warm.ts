@@ -1,7 +1,7 @@
 /**
- * A study composed once while the server warms (node/server.ts, after the search indexes
- * and the panels check), so the first study a client asks for does not pay for the first
- * time through its code: the study dataset's lookup index opened, the numbering tables
+ * A study composed a few times (WARM_PASSES) while the server warms (node/server.ts, after
+ * the search indexes and the panels check), so the first study a client asks for does not
+ * pay for the first times through its code: the study dataset's lookup index opened, the numbering tables
  * built, every function of the path compiled, the brotli encoder's first run.
  *
  * Measured with `npm run bench:study-ranges` (docs/benchmarks.md, "Cold study ranges,
@@ -23,14 +23,16 @@ import { V1_ROUTES } from './routes.ts';
 import { MAX_STUDY_VERSES } from './study.ts';
 
 /**
- * Passes over the warm-up range. Measured with `npm run bench:study-ranges` (five fresh
- * servers each, docs/benchmarks.md "Cold study ranges, fifth pass"): one pass left 0 of 5
- * runs with every cold range ≤ 60 ms (maxima 62–82 ms), TODO.
+ * Passes over the warm-up range. Measured with `npm run bench:study-ranges` (fresh servers,
+ * unpinned, docs/benchmarks.md "Cold study ranges, sixth pass"): with one pass a fresh
+ * server's first ranges ran while V8 was still optimizing the path on the other core; four
+ * and eight passes both left every run's fifteen cold ranges under 60 ms (5 of 5 and 5 of
+ * 5, twice), so four: half the start-up work beside the first requests.
  */
 export const WARM_PASSES = warmPasses(process.env.ALMANAC_STUDY_WARM_PASSES);
-/** ALMANAC_STUDY_WARM_PASSES: a whole number from 0 (no warm-up study) to 50; anything else is the default, 8. */
+/** ALMANAC_STUDY_WARM_PASSES: a whole number from 0 (no warm-up study) to 50; anything else is the default, 4. */
 export function warmPasses(raw: string | undefined): number {
-  return raw !== undefined && /^\d{1,2}$/.test(raw) && Number(raw) <= 50 ? Number(raw) : 8;
+  return raw !== undefined && /^\d{1,2}$/.test(raw) && Number(raw) <= 50 ? Number(raw) : 4;
 }
 
 const ROUTE = V1_ROUTES.find((r) => r.operationId === 'studyRange')!;
