@@ -205,9 +205,9 @@ describe('stored study panels', () => {
       studyCacheBytes(64 * 2 ** 20);
       cleanup(reviewDir);
     }
-    expect(WARM_PASSES).toBe(4);
+    expect(WARM_PASSES).toBe(16);
     expect([warmPasses('0'), warmPasses('3'), warmPasses('50')]).toEqual([0, 3, 50]);
-    expect([warmPasses('51'), warmPasses('-1'), warmPasses('x'), warmPasses(''), warmPasses(undefined)]).toEqual([4, 4, 4, 4, 4]);
+    expect([warmPasses('51'), warmPasses('-1'), warmPasses('x'), warmPasses(''), warmPasses(undefined)]).toEqual([16, 16, 16, 16, 16]);
   });
 
   it('a range keeps its stored texts deflated until its body is written: answered again from its compressed forms, it inflates none', async () => {

@@ -23,16 +23,20 @@ import { V1_ROUTES } from './routes.ts';
 import { MAX_STUDY_VERSES } from './study.ts';
 
 /**
- * Passes over the warm-up range. Measured with `npm run bench:study-ranges` (fresh servers,
- * unpinned, docs/benchmarks.md "Cold study ranges, sixth pass"): with one pass a fresh
- * server's first ranges ran while V8 was still optimizing the path on the other core; four
- * and eight passes both left every run's fifteen cold ranges under 60 ms (5 of 5 and 5 of
- * 5, twice), so four: half the start-up work beside the first requests.
+ * Passes over the warm-up range. V8 optimizes the cold path's functions only after they
+ * have run a while, and that compiling (on the other core, beside the brotli thread) with
+ * the first full collections otherwise landed in a fresh server's first real ranges.
+ * `npm run bench:study-ranges`, unpinned, each set of trees alternating run by run in one
+ * sitting (docs/benchmarks.md, "Cold study ranges, sixth pass"): runs whose fifteen cold
+ * ranges all took ≤ 60 ms, 4 of 8 with four passes, 8 of 8 with eight (run maxima
+ * 37.8–54.2 ms); then eight against sixteen, 6 of 6 each, maxima 37.3–52.0 against
+ * 29.8–47.1 ms. Sixteen passes make a fresh server ready ~1.1–1.3 s after its start
+ * instead of ~0.8 s, with no change to /healthz under load meanwhile (bench:traffic).
  */
 export const WARM_PASSES = warmPasses(process.env.ALMANAC_STUDY_WARM_PASSES);
-/** ALMANAC_STUDY_WARM_PASSES: a whole number from 0 (no warm-up study) to 50; anything else is the default, 4. */
+/** ALMANAC_STUDY_WARM_PASSES: a whole number from 0 (no warm-up study) to 50; anything else is the default, 16. */
 export function warmPasses(raw: string | undefined): number {
-  return raw !== undefined && /^\d{1,2}$/.test(raw) && Number(raw) <= 50 ? Number(raw) : 4;
+  return raw !== undefined && /^\d{1,2}$/.test(raw) && Number(raw) <= 50 ? Number(raw) : 16;
 }
 
 const ROUTE = V1_ROUTES.find((r) => r.operationId === 'studyRange')!;
