@@ -18,6 +18,7 @@ import { schemasOf } from '../pipeline/bundle.ts';
 import { archiveName } from '../pipeline/paths.ts';
 import { writeSqliteInWorker } from '../pipeline/sqlite-files.ts';
 import { checkDatabase } from './sqlite-columns-check.ts';
+import { bucketEntry, keyBucket } from '../server/release/key-bucket.ts';
 
 type Spec = (typeof ALL_SOURCES)[number]['inputs'][string];
 const inCache = (spec: Spec) =>
@@ -115,6 +116,30 @@ describe.skipIf(missing.length > 0)(`release built from fetched upstreams ${reas
   it('keeps Strong’s numbers where the module carries them (ASV)', async () => {
     expect((await get('/api/v1/text/asv/gen/1/1')).data.strongs).toEqual(expect.arrayContaining(['H7225', 'H1254', 'H8064', 'H776']));
   });
+
+  // Issue 41: a key bucket whose keys ascend by bytes is searched by binary search, the
+  // others by indexOf; every key of every bucket of the full release is found, with the
+  // value JSON.parse reads (a bucket at a time, the event loop given back between them).
+  it('finds every key of every key bucket by the server\'s own search, with its JSON.parse value', async () => {
+    const dir = releaseDir(dist, readCurrent(dist)!);
+    const manifest = JSON.parse(readFileSync(path.join(dir, MANIFEST), 'utf8')) as { files: Record<string, unknown> };
+    const buckets = Object.keys(manifest.files).filter((f) => /\/keys\/\d+\.json$/.test(f));
+    let keys = 0, sorted = 0;
+    const wrong: string[] = [];
+    for (const rel of buckets) {
+      const bytes = readFileSync(path.join(dir, rel));
+      const bucket = keyBucket(bytes);
+      if (bucket.sorted) sorted++;
+      for (const [k, v] of Object.entries(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>)) {
+        keys++;
+        if (JSON.stringify(bucketEntry(bucket, k)) !== JSON.stringify(v) && wrong.length < 10) wrong.push(`${rel} ${JSON.stringify(k)}`);
+      }
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(wrong).toEqual([]);
+    expect(keys).toBeGreaterThan(1_000_000);
+    expect(sorted).toBeGreaterThan(buckets.length / 2);
+  }, 300_000);
 
   // Issue 40, item 5: aviation's length_ft was TEXT (its first pack is airports, without a
   // length), so `length_ft >= 10000` compared text (47,109 runways, not 1,603).
