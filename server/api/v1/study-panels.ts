@@ -336,7 +336,8 @@ const CLOSE = Buffer.from(']}');
 
 /**
  * A stored part not yet inflated: a copy of its deflated bytes (a view would keep the whole
- * panels file alive in the panel cache, study.ts). Inflated when a body is written; the
+ * panels file alive in the panel cache, study.ts, or the whole entry read alone, with
+ * every translation's alignment part). Inflated when a body is written; the
  * last one inflated is kept, as the panels sharing it are written one after another.
  * Kept deflated, a cold 100-verse range cached ~1.3 MB instead of ~5 MB of texts, memory
  * V8 counts towards its next full collection (docs/benchmarks.md, "Cold study ranges,
