@@ -123,25 +123,6 @@ describe('holidays does not depend on the machine\'s time zone', () => {
   });
 });
 
-describe('holidays loads date-holidays only to build', () => {
-  it('the server\'s route table imports without it (8.3 MiB of heap); normalise loads it', async () => {
-    // ES imports of the package refused (refuse-import.mjs): importing the route table fails
-    // if any module it reaches imports the library at load time.
-    const script = `
-      import { libraryLoaded } from './sources/holidays.ts';
-      await import('./server/api/routes.ts');
-      const before = libraryLoaded();
-      const { default: source } = await import('./sources/holidays.ts');
-      const n = source.normalise({ holidays: JSON.parse(${JSON.stringify(fixtureText)}) }).length;
-      process.stdout.write(JSON.stringify([before, libraryLoaded(), n]));`;
-    const out = (await promisify(execFile)(process.execPath, ['--import', 'tsx', '--import', './test/refuse-import.mjs', '--input-type=module', '-e', script], { cwd: PROJECT_ROOT, encoding: 'utf8', env: { ...process.env, REFUSE_IMPORTS: 'date-holidays' } })).stdout;
-    const [before, after, n] = JSON.parse(out) as [boolean, boolean, number];
-    expect(before).toBe(false);
-    expect(after).toBe(true);
-    expect(n).toBe(source.normalise({ holidays: JSON.parse(fixtureText) }).length);
-  });
-});
-
 describe('holidays on the real date-holidays 3.37.0', () => {
   let records: HolidayRecord[];
   let r: Map<string, HolidayRecord>;

@@ -12,7 +12,7 @@
  * number, an ISIC class 0111 stored as 111), strings, booleans, dates, or null for an
  * empty cell. Sources decide what a cell means; `cellText` and `codeText` help.
  */
-import readXlsxFile from 'read-excel-file/node';
+import type readXlsxFileType from 'read-excel-file/node';
 
 export type Cell = string | number | boolean | Date | null;
 export interface Sheet { sheet: string; rows: Cell[][] }
@@ -20,6 +20,9 @@ export type Workbook = Sheet[];
 
 /** Every sheet of the workbook, rows as the library reads them (trailing empty rows dropped by it). */
 export async function readWorkbook(bytes: Buffer): Promise<Workbook> {
+  // Imported here, not with this module: the server imports every source for its routes and
+  // never reads a workbook, and the library with its zip reader was 2.2 MiB of its heap.
+  const readXlsxFile: typeof readXlsxFileType = (await import('read-excel-file/node')).default;
   const sheets = await readXlsxFile(bytes);
   return sheets.map((s) => ({ sheet: s.sheet, rows: s.data.map((row) => row.map((c) => (c === undefined ? null : c as Cell))) }));
 }
