@@ -105,7 +105,7 @@ const slug = (s: string) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').
  * sources' build steps are synchronous.
  */
 let library: typeof HolidaysClass | undefined;
-const Holidays = (): typeof HolidaysClass => (library ??= createRequire(import.meta.url)('date-holidays') as typeof HolidaysClass);
+const Holidays = (): typeof HolidaysClass => (library ??= require('date-holidays') as typeof HolidaysClass);
 /** Whether the library was loaded in this process (tests: the server's imports must not load it). */
 export const libraryLoaded = () => library !== undefined;
 

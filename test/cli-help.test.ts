@@ -101,4 +101,12 @@ describe('a user error at start', () => {
       await new Promise<void>((r) => busy.close(() => r()));
     }
   }, 300_000);
+  it('a malformed ALMANAC_STUDY_WARM_PASSES is one line naming the variable, exit 1, before anything listens', async () => {
+    const { inject } = await import('vitest');
+    const r = await runLib(['server/cli/serve.ts'], { ALMANAC_DIST: inject('sharedDist'), ALMANAC_STATE_DIR: tempDir(), PORT: '0', ALMANAC_STUDY_WARM_PASSES: '99' });
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^cannot start: ALMANAC_STUDY_WARM_PASSES must be a whole number from 0 to 50 \(got "99"\)/);
+    expect(r.err).not.toMatch(/\n\s+at /);
+    expect(r.out).not.toMatch(/serving release/);
+  }, 300_000);
 });

@@ -15,7 +15,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { joinedBody } from '../server/http/encoding.ts';
 import { decodeEntry, encodePack, panelsChecked, readyPanels, storedMatches, storedPanels, storedTextsInflated, useReadyPanels, PANELS_VERSION } from '../server/api/v1/study-panels.ts';
-import { studyWarmed, warmPasses, WARM_PASSES } from '../server/api/v1/study-warm.ts';
+import { studyWarmed, warmPasses, DEFAULT_WARM_PASSES } from '../server/api/v1/study-warm.ts';
 import { createApp } from '../server/node/server.ts';
 import { studyCacheBytes, studyCacheHeld } from '../server/api/v1/study.ts';
 import { V1_ROUTES } from '../server/api/v1/routes.ts';
@@ -205,9 +205,9 @@ describe('stored study panels', () => {
       studyCacheBytes(64 * 2 ** 20);
       cleanup(reviewDir);
     }
-    expect(WARM_PASSES).toBe(16);
-    expect([warmPasses('0'), warmPasses('3'), warmPasses('50')]).toEqual([0, 3, 50]);
-    expect([warmPasses('51'), warmPasses('-1'), warmPasses('x'), warmPasses(''), warmPasses(undefined)]).toEqual([16, 16, 16, 16, 16]);
+    expect(DEFAULT_WARM_PASSES).toBe(16);
+    expect([warmPasses('0'), warmPasses('3'), warmPasses('50'), warmPasses(''), warmPasses(undefined)]).toEqual([0, 3, 50, 16, 16]);
+    for (const bad of ['51', '-1', 'x', '1.5', ' 4']) expect(() => warmPasses(bad), bad).toThrow(/ALMANAC_STUDY_WARM_PASSES must be a whole number from 0 to 50/);
   });
 
   it('a range keeps its stored texts deflated until its body is written: answered again from its compressed forms, it inflates none', async () => {

@@ -17,6 +17,7 @@ import { runPrimary, runWorker, workerCount } from '../node/cluster.ts';
 import type { Release } from '../release/release.ts';
 import { fsReleaseAt } from '../release/fs-reader.ts';
 import { applyHeapGrowth, givenToNode, heapHeadroom, keepHeapHeadroom } from '../node/heap.ts';
+import { warmPasses } from '../api/v1/study-warm.ts';
 import { AccessLog, accessLogSample } from '../node/access-log.ts';
 import { drainMs, stopOnSignals } from '../node/stop.ts';
 
@@ -51,6 +52,7 @@ function serverHeap(env: NodeJS.ProcessEnv) {
 /** `npm run serve`: one process, or with `--workers N` a primary and N workers (server/cluster.ts). */
 export async function serveMain(env: NodeJS.ProcessEnv, args: string[]) {
   serverHeap(env);
+  warmPasses(env.ALMANAC_STUDY_WARM_PASSES); // checked before anything starts
   const redisUrl = env.ALMANAC_REDIS_URL;
   if (cluster.isWorker) {
     const { opts, host, port } = options(env, args);

@@ -1,8 +1,8 @@
 /**
- * A study composed a few times (WARM_PASSES) while the server warms (node/server.ts, after
+ * A study composed a few times (warmPasses) while the server warms (node/server.ts, after
  * the search indexes and the panels check), so the first study a client asks for does not
- * pay for the first times through its code: the study dataset's lookup index opened, the numbering tables
- * built, every function of the path compiled, the brotli encoder's first run.
+ * pay for the first times through its code: the study dataset's lookup index opened, the
+ * numbering tables built, every function of the path compiled, the brotli encoder's first run.
  *
  * Measured with `npm run bench:study-ranges` (docs/benchmarks.md, "Cold study ranges,
  * fourth pass"): a fresh process's first 100-verse range was the slowest of the fifteen in
@@ -33,10 +33,16 @@ import { MAX_STUDY_VERSES } from './study.ts';
  * 29.8–47.1 ms. Sixteen passes make a fresh server ready ~1.1–1.3 s after its start
  * instead of ~0.8 s, with no change to /healthz under load meanwhile (bench:traffic).
  */
-export const WARM_PASSES = warmPasses(process.env.ALMANAC_STUDY_WARM_PASSES);
-/** ALMANAC_STUDY_WARM_PASSES: a whole number from 0 (no warm-up study) to 50; anything else is the default, 16. */
-export function warmPasses(raw: string | undefined): number {
-  return raw !== undefined && /^\d{1,2}$/.test(raw) && Number(raw) <= 50 ? Number(raw) : 16;
+export const DEFAULT_WARM_PASSES = 16;
+/**
+ * ALMANAC_STUDY_WARM_PASSES, checked: a whole number from 0 (no warm-up study) to 50, unset
+ * or empty the default. Throws on anything else; `serve` checks it before it starts, so the
+ * server refuses to start rather than run with a setting nobody asked for.
+ */
+export function warmPasses(raw: string | undefined = process.env.ALMANAC_STUDY_WARM_PASSES): number {
+  if (raw === undefined || raw === '') return DEFAULT_WARM_PASSES;
+  if (!/^\d{1,2}$/.test(raw) || Number(raw) > 50) throw new Error(`ALMANAC_STUDY_WARM_PASSES must be a whole number from 0 to 50 (got ${JSON.stringify(raw)})`);
+  return Number(raw);
 }
 
 const ROUTE = V1_ROUTES.find((r) => r.operationId === 'studyRange')!;
@@ -65,14 +71,15 @@ export async function warmStudy(release: Release, reviews: () => ReviewView | Pr
         for (let v = count; v >= 1 && tail.length < MAX_STUDY_VERSES; v--) tail.push(`${books[b].slug}.${chapter}.${v}`);
       }
     }
-    if (!tail.length || WARM_PASSES === 0) return undefined;
+    const passes = warmPasses();
+    if (!tail.length || passes === 0) return undefined;
     const search = new URLSearchParams({ from: tail[tail.length - 1], to: tail[0] });
     const path = ROUTE.path.replace('{translation}', slug);
-    // Several passes (WARM_PASSES): V8 optimizes the path's functions only after they have
+    // Several passes (warmPasses): V8 optimizes the path's functions only after they have
     // run a while, and that compiling, with the first full collections, otherwise landed in
     // the first real ranges. The later passes neither read nor fill the panel cache, so each
     // takes the cold path again over the same 100 verses and the caches hold one range's worth.
-    for (let pass = 0; pass < WARM_PASSES; pass++) {
+    for (let pass = 0; pass < passes; pass++) {
       const ctx: Ctx = { release, params: { translation: slug }, query: parseQuery(search, ROUTE.query), path, reviews, uncached: pass > 0 };
       const reply = await ROUTE.handler(ctx);
       if (reply.kind !== 'json') return undefined;
