@@ -12,23 +12,25 @@
 import type { DatasetInfo } from '../../pipeline/shards.ts';
 import { datasetRoutes, ROUTES, type Cost, type Route } from '../api/routes.ts';
 import { frontDoorHtml, prefersHtml } from '../api/front-door.ts';
-import { costOf, gone } from './gate.ts';
+import { gone } from './gate.ts';
 import type { After, Core, CoreOptions } from './options.ts';
 import { dataAge, staleSignature, type Usage } from '../api/handlers.ts';
 import { downloadResponse } from '../api/downloads.ts';
-import { docsPath, docsResponse } from '../api/docs.ts';
+import { docsResponse } from '../api/docs.ts';
 import { policyHeaders, type ResponseKind } from '../http/cache-policy.ts';
-import { Encoded, formsBytes, type Forms } from '../http/encoding.ts';
+import { Encoded, formsBytes, type Coding, type Forms } from '../http/encoding.ts';
 import { ApiError } from '../http/errors.ts';
 import { parseQuery } from '../http/query.ts';
 import type { CoreRequest, CoreResponse, HeaderList } from '../http/request.ts';
-import { PREFLIGHT_HEADERS, errorResponse, hashOf, releaseFile, representation, select, wantedCoding, type Representable } from '../http/respond.ts';
+import { PREFLIGHT_HEADERS, errorResponse, hashOf, releaseFile, representation, select, wantedCoding, type Representable, type Sent } from '../http/respond.ts';
 import { Lru } from '../release/lru.ts';
+import type { Release } from '../release/release.ts';
 import { callerOf, type Caller } from '../state/accounts.ts';
 import type { ChargeMode } from '../state/limits.ts';
 import { SCRIPTURE_CREDENTIALS, credentialOf } from './credentials.ts';
-import type { Metered } from './state.ts';
-import { PUBLIC, SCRIPTURE, SURFACES, platformSurface, type Surface } from './surfaces.ts';
+import type { Admission, Metered } from './state.ts';
+import { SCRIPTURE, SURFACES, platformSurface, type Surface } from './surfaces.ts';
+import { NO_QUERY, Targets, type Target } from './targets.ts';
 
 /** Vary of the front door, which answers JSON or HTML by Accept. */
 const FRONT_VARY = policyHeaders('front')[3];
@@ -48,8 +50,10 @@ export function kindOf(route: Route, info: DatasetInfo | undefined): ResponseKin
 /** One request's state between the steps. */
 interface Turn {
   req: CoreRequest;
+  target: Target;
   rawPath: string;
-  search: URLSearchParams;
+  /** The query's parameters, made when first asked for (searchOf). */
+  search?: URLSearchParams;
   surface: Surface;
   match: ReturnType<Surface['router']['match']>;
   /** The RateLimit headers to send. */
@@ -85,56 +89,67 @@ export function createCore(opts: CoreOptions): Core {
   };
   let stateWarned = 0;
 
+  const targets = new Targets(surfaces);
+  /** The query's parameters (NO_QUERY, shared and never written to, when there is none). */
+  const searchOf = (t: Turn) => (t.search ??= t.target.query ? new URLSearchParams(t.target.query) : NO_QUERY);
+
   /** parse: method, path, query, surface and route; OPTIONS answered at once. */
   function parse(req: CoreRequest): Turn | CoreResponse {
     if (req.method === 'OPTIONS') return { status: 204, headers: [...PREFLIGHT_HEADERS] };
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       throw new ApiError('method_not_allowed', `method ${req.method} is not allowed`, undefined, { allow: 'GET, HEAD, OPTIONS' });
     }
-    const url = req.url || '/';
-    const qi = url.indexOf('?');
-    const rawPath = qi === -1 ? url : url.slice(0, qi);
-    const search = new URLSearchParams(qi === -1 ? undefined : url.slice(qi + 1));
-    const surface = surfaces.find((s) => s.owns(rawPath)) ?? PUBLIC;
-    return { req, rawPath, search, surface, match: surface.router.match(rawPath), limitHeaders: [], cost: 'free', admitted: 'free' };
+    const target = targets.of(req.url || '/');
+    return { req, target, rawPath: target.rawPath, surface: target.surface, match: target.match, limitHeaders: [], cost: 'free', admitted: 'free' };
   }
 
-  /** authenticate: the key the request carries, checked against the keys (before revealing whether a path exists). */
-  async function authenticate(t: Turn) {
+  /**
+   * authenticate: the key the request carries, checked against the keys (before revealing
+   * whether a path exists). The key, or a promise of it when the state answers later (the edge).
+   */
+  function authenticate(t: Turn): Caller | undefined | Promise<Caller> {
     // The OpenAPI documents are public (auth: false) although they sit under the surfaces.
     if (!t.surface.credentials || t.match?.route.auth === false) return undefined;
     if (opts.open) return OPEN_KEY;
     state.refresh?.();
     const rules = t.surface.credentials;
-    const rec = await state.verify(credentialOf(t.req, t.search, rules));
-    if (!rec) throw rules.invalid('the key is not recognised');
-    t.req.keyId = rec.id; // for the adapter's access log (never the key)
-    return rec;
+    const known = (rec: Caller | undefined) => {
+      if (!rec) throw rules.invalid('the key is not recognised');
+      t.req.keyId = rec.id; // for the adapter's access log (never the key)
+      return rec;
+    };
+    const rec = state.verify(credentialOf(t.req, searchOf(t), rules));
+    return rec instanceof Promise ? rec.then(known) : known(rec);
   }
 
   /**
    * limit: may the key be served now (revoked, subscription), then the burst and the month.
    * `billLater`: only admitted now (the burst), billed once its answer is known (it waits for a lane).
+   * A promise when the count waits (the Node server counts a turn's requests together).
    */
-  async function limit(t: Turn, rec: Caller | undefined, billLater: boolean) {
+  function limit(t: Turn, rec: Caller | undefined, billLater: boolean): void | Promise<void> {
     if (!rec || rec === OPEN_KEY) return void (t.key = rec);
     const now = state.now();
     // /api/v1/key is never billed; a conditional request may end as a free 304 (README
     // "Plans and limits"): both are admitted now and billed once their answer is known.
     const free = t.match?.route.billed === false;
     const mode: ChargeMode = free || billLater || t.req.header('if-none-match') ? 'admit' : 'count';
-    const a = await state.admit(rec, mode, now);
-    const rules = t.surface.credentials!;
-    if (!a.ok && a.reason === 'revoked') throw rules.inactive();
-    if (!a.ok) {
-      throw rules.unsubscribed(`${a.why}; the key works again once the project is subscribed to a plan or granted an exception`, {
-        key_id: a.key_id, account: a.account, project: a.project,
-      });
-    }
-    t.key = callerOf(rec, a.access, now);
-    t.limitHeaders = a.charged.headers;
-    t.usage = { used: a.charged.used, lastUsed: a.charged.lastUsed };
-    if (mode === 'admit' && !free) t.billKey = { meter: a.access.project.meter ?? rec.id, plan: a.access.plan };
+    const a = state.admit(rec, mode, now);
+    const admitted = (a: Admission) => {
+      const rules = t.surface.credentials!;
+      if (!a.ok && a.reason === 'revoked') throw rules.inactive();
+      if (!a.ok) {
+        throw rules.unsubscribed(`${a.why}; the key works again once the project is subscribed to a plan or granted an exception`, {
+          key_id: a.key_id, account: a.account, project: a.project,
+        });
+      }
+      t.key = callerOf(rec, a.access, now);
+      t.limitHeaders = a.charged.headers;
+      t.usage = { used: a.charged.used, lastUsed: a.charged.lastUsed };
+      if (mode === 'admit' && !free) t.billKey = { meter: a.access.project.meter ?? rec.id, plan: a.access.plan };
+    };
+    if (a instanceof Promise) return a.then(admitted);
+    admitted(a);
   }
 
   /** Bills the request (unless free) just before a billed answer is sent. */
@@ -145,16 +160,23 @@ export function createCore(opts: CoreOptions): Core {
     return (t.limitHeaders = (await state.bill(k, state.now())).headers);
   }
 
-  /** resolve and send: the body from a cache or the handler, in the representation the client accepts. */
-  async function resolve(t: Turn, after: After): Promise<CoreResponse> {
-    const { match, rawPath, search, req } = t;
+  /**
+   * resolve and send: the body from a cache or the handler, in the representation the client
+   * accepts. A body in the response cache, already counted, is answered in this call (no
+   * promise: issue 41); composing one, waiting for a lane or a bill goes through compose().
+   */
+  function resolve(t: Turn, after: After): CoreResponse | Promise<CoreResponse> {
+    const { match, rawPath } = t;
     // The key= credential is not a query parameter of any endpoint (nor part of any cache key).
-    if (t.surface.credentials === SCRIPTURE_CREDENTIALS) search.delete('key');
+    if (t.surface.credentials === SCRIPTURE_CREDENTIALS && t.target.query) searchOf(t).delete('key');
     if (!match) throw t.surface.notFound(rawPath);
-    const { route, params } = match;
     // The Node server's release is at hand: no await (a microtask per request) unless the adapter's is a promise.
     const held = opts.release();
-    const rel = held instanceof Promise ? await held : held;
+    return held instanceof Promise ? held.then((rel) => resolveIn(t, rel, after)) : resolveIn(t, held, after);
+  }
+
+  function resolveIn(t: Turn, rel: Release, after: After): CoreResponse | Promise<CoreResponse> {
+    const { route } = t.match!;
     if (route.dataset && !rel.datasets.has(route.dataset)) {
       throw new ApiError('dataset_unavailable', `dataset '${route.dataset}' is not in the live release`, {
         dataset: route.dataset, reason: rel.absent[route.dataset] ?? 'not built',
@@ -169,8 +191,21 @@ export function createCore(opts: CoreOptions): Core {
     }
     const cacheable = route.auth && route.cache !== false;
     // Staleness flips at most once per release and dataset: part of the key, so a cached body never says stale wrongly.
-    const cacheKey = cacheable ? `${rel.id} ${staleSignature(rel, now)} ${rawPath}?${search}` : '';
-    let body: Representable | undefined = cacheable ? responses.get(cacheKey) : undefined;
+    const cacheKey = cacheable ? `${rel.id} ${staleSignature(rel, now)} ${t.rawPath}?${t.target.queryKey ?? String(searchOf(t))}` : '';
+    const body = cacheable ? responses.get(cacheKey) : undefined;
+    if (!body || t.billKey) return compose(t, rel, after, headers, cacheable, cacheKey, body);
+    const sel = select(t.req, body);
+    const size = body.bytes;
+    const got = sent(t, body, sel, headers);
+    if (got instanceof Promise) return got.then((g) => answered(body, size, cacheKey, undefined, false, '', g, after));
+    return answered(body, size, cacheKey, undefined, false, '', got, after);
+  }
+
+  /** The rest of resolve() when there is work or waiting: the shared cache, the lane, the handler, the bill. */
+  async function compose(t: Turn, rel: Release, after: After, headers: HeaderList, cacheable: boolean | undefined, cacheKey: string, cached: Encoded | undefined): Promise<CoreResponse> {
+    const { req, rawPath } = t;
+    const { route, params } = t.match!;
+    let body: Representable | undefined = cached;
     const wanted = opts.shared && cacheable && !body ? wantedCoding(req) : '';
     if (!body && opts.shared && cacheable) {
       const hit = await opts.shared.get(cacheKey, wanted);
@@ -182,7 +217,7 @@ export function createCore(opts: CoreOptions): Core {
     // A body at hand is no work: only composing one waits for a slot of the request's lane.
     if (!body && !(await enterLane(t, t.cost))) return gone();
     if (!body) {
-      const query = parseQuery(search, route.query);
+      const query = parseQuery(searchOf(t), route.query);
       const reviews = () => state.reviews();
       const reply = await route.handler({ release: rel, params, query, path: rawPath, key: t.key, usage: t.usage, reviews, ready: opts.ready });
       if (reply.kind === 'download') return downloadResponse(req, rel, reply, headers, t.limitHeaders, () => bill(t));
@@ -210,16 +245,24 @@ export function createCore(opts: CoreOptions): Core {
       leaveLane(t);
       await bill(t);
     }
+    const got = sent(t, body, sel, headers);
+    return answered(body, size, cacheable ? cacheKey : '', fresh, etagged, wanted, got instanceof Promise ? await got : got, after);
+  }
+
+  /** The selected representation with the policy and rate-limit headers. */
+  function sent(t: Turn, body: Representable, sel: ReturnType<typeof select>, headers: HeaderList): Sent | Promise<Sent> {
     for (let i = 0; i < t.limitHeaders.length; i++) headers.push(t.limitHeaders[i]);
-    const got = representation(req, body, sel, headers);
-    const sent = got instanceof Promise ? await got : got;
-    // A compressed form was just made: account for its bytes in the cache budget.
-    if (body instanceof Encoded && cacheable && body.bytes !== size) cacheResponse(cacheKey, body);
+    return representation(t.req, body, sel, headers);
+  }
+
+  /** After a response is made: a compressed form just made is counted in the cache's budget, or kept by ETag, or shared. */
+  function answered(body: Representable, size: number, cacheKey: string, fresh: Encoded | undefined, etagged: boolean, wanted: Coding, s: Sent, after: After): CoreResponse {
+    if (body instanceof Encoded && cacheKey && body.bytes !== size) cacheResponse(cacheKey, body);
     else if (etagged && fresh && fresh.bytes !== size) keepByEtag(fresh);
-    if (fresh && opts.shared && sent.body !== undefined && sent.response.status === 200) {
-      after(opts.shared.put(cacheKey, wanted, { body: sent.body, coding: sent.coding, hash: fresh.hash }));
+    if (fresh && cacheKey && opts.shared && s.body !== undefined && s.response.status === 200) {
+      after(opts.shared.put(cacheKey, wanted, { body: s.body, coding: s.coding, hash: fresh.hash }));
     }
-    return sent.response;
+    return s.response;
   }
 
   /** An error as the envelope, billed like any other answer to a key except the limits' own refusals. */
@@ -262,23 +305,23 @@ export function createCore(opts: CoreOptions): Core {
     t.admitted = 'free';
   }
 
-  async function handle(req: CoreRequest, after: After = runAfter): Promise<CoreResponse> {
+  /**
+   * The five steps. Each returns its result as it is when it had nothing to wait for, so a
+   * cached lookup is answered without a promise of its own; on the Node server only the
+   * count waits (for the end of the event-loop turn), and the rest runs after it in one go.
+   */
+  function respond(req: CoreRequest, after: After = runAfter): CoreResponse | Promise<CoreResponse> {
     let t: Turn | undefined;
     try {
       const parsed = parse(req);
       if (!('rawPath' in parsed)) return parsed;
       t = parsed;
-      const cost = costOf(t.match?.route, t.search);
+      const turn = t;
+      const { cost, docs } = turn.target;
       req.cost = cost;
-      const gate = cost !== 'free' ? opts.gate : undefined;
       // The docs page: static files of the release, public and never counted (api/docs.ts).
-      const docs = docsPath(t.rawPath);
       // The front door for a browser: the same links as an HTML page (api/front-door.ts).
-      const front = !docs && t.rawPath === '/' && prefersHtml(req);
-      if (docs || front) {
-        if (!(await enterLane(t, cost))) return gone();
-        return docs ? await docsResponse(req, await opts.release(), docs) : frontDoorHtml(req, (await opts.release()).id, FRONT_VARY);
-      }
+      if (docs || (turn.rawPath === '/' && prefersHtml(req))) return settle(turn, page(turn, docs));
       // The key and its count come before the lane (issue 41), which resolve() enters only
       // when there is work: the count waits for the end of the event-loop turn, and a slot
       // held through that wait let a lane of 4 lookups batch at most 4 requests a turn (one
@@ -286,9 +329,30 @@ export function createCore(opts: CoreOptions): Core {
       // per cached lookup). When the lane is full, the request is only admitted now and
       // billed once its turn comes (as a conditional request is), so one whose client
       // leaves while it waits is never billed.
-      t.cost = cost;
-      await limit(t, await authenticate(t), gate?.busy?.(cost) ?? false);
-      return await resolve(t, after);
+      turn.cost = cost;
+      const busy = () => (cost !== 'free' && opts.gate?.busy?.(cost)) || false;
+      const rec = authenticate(turn);
+      const limited = rec instanceof Promise ? rec.then((r) => limit(turn, r, busy())) : limit(turn, rec, busy());
+      if (limited) return settle(turn, limited.then(() => resolve(turn, after)));
+      const out = resolve(turn, after);
+      if (out instanceof Promise) return settle(turn, out);
+      leaveLane(turn);
+      return out;
+    } catch (thrown) {
+      return settle(t, Promise.reject(thrown), req);
+    }
+  }
+
+  /** The docs page or the front door's HTML, inside the request's lane. */
+  async function page(t: Turn, docs: string | null): Promise<CoreResponse> {
+    if (!(await enterLane(t, t.target.cost))) return gone();
+    return docs ? await docsResponse(t.req, await opts.release(), docs) : frontDoorHtml(t.req, (await opts.release()).id, FRONT_VARY);
+  }
+
+  /** A request's answer once it comes: errors as the envelope, and its lane slot given back either way. */
+  async function settle(t: Turn | undefined, pending: Promise<CoreResponse>, req = t!.req): Promise<CoreResponse> {
+    try {
+      return await pending;
     } catch (thrown) {
       return failed(t, req, thrown);
     } finally {
@@ -296,5 +360,10 @@ export function createCore(opts: CoreOptions): Core {
     }
   }
 
-  return { handle, error: (req, err) => errorResponse(req, err) };
+  const handle = (req: CoreRequest, after?: After): Promise<CoreResponse> => {
+    const out = respond(req, after);
+    return out instanceof Promise ? out : Promise.resolve(out);
+  };
+
+  return { handle, respond, error: (req, err) => errorResponse(req, err) };
 }

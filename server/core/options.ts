@@ -45,6 +45,11 @@ export type After = (p: Promise<unknown>) => void;
 
 export interface Core {
   handle(req: CoreRequest, after?: After): Promise<CoreResponse>;
+  /**
+   * The same answer, returned as it is when nothing had to wait (the Node adapter writes it
+   * without a promise's round trip: issue 41); a promise when something did.
+   */
+  respond(req: CoreRequest, after?: After): CoreResponse | Promise<CoreResponse>;
   /** The envelope for an error found before the core (the Node adapter's transport checks). */
   error(req: CoreRequest, err: ApiError): CoreResponse;
 }

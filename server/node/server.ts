@@ -226,7 +226,9 @@ function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, 
     }
     // Node's own check answers a bare 400; ours answers with the envelope.
     if (!req.headers.host && req.httpVersionMinor >= 1) return writeResponse(res, r, core.error(r, new ApiError('bad_request', 'the Host header is required (HTTP/1.1)')), draining, !!access);
-    core.handle(r).then((out) => writeResponse(res, r, out, draining, !!access), (err) => {
+    const out = core.respond(r);
+    if (!(out instanceof Promise)) return writeResponse(res, r, out, draining, !!access);
+    out.then((o) => writeResponse(res, r, o, draining, !!access), (err) => {
       log(`request ${r.id}: internal error writing ${req.method} ${(req.url ?? '').split('?')[0].slice(0, 200)}: ${(err as Error).stack}`);
       res.destroy();
     });
