@@ -14,7 +14,7 @@ import { datasetRoutes, ROUTES, type Cost, type Route } from '../api/routes.ts';
 import { frontDoorHtml, prefersHtml } from '../api/front-door.ts';
 import { gone } from './gate.ts';
 import type { After, Core, CoreOptions } from './options.ts';
-import { dataAge, staleSignature, type Usage } from '../api/handlers.ts';
+import { dataAge, staleSignature } from '../api/handlers.ts';
 import { downloadResponse } from '../api/downloads.ts';
 import { docsResponse } from '../api/docs.ts';
 import { policyHeaders, type ResponseKind } from '../http/cache-policy.ts';
@@ -25,12 +25,13 @@ import type { CoreRequest, CoreResponse, HeaderList } from '../http/request.ts';
 import { PREFLIGHT_HEADERS, errorResponse, hashOf, releaseFile, representation, select, wantedCoding, type Representable, type Sent } from '../http/respond.ts';
 import { Lru } from '../release/lru.ts';
 import type { Release } from '../release/release.ts';
-import { callerOf, type Caller } from '../state/accounts.ts';
-import type { ChargeMode } from '../state/limits.ts';
-import { SCRIPTURE_CREDENTIALS, credentialOf } from './credentials.ts';
-import type { Admission, Metered } from './state.ts';
-import { SCRIPTURE, SURFACES, platformSurface, type Surface } from './surfaces.ts';
-import { NO_QUERY, Targets, type Target } from './targets.ts';
+import { SCRIPTURE_CREDENTIALS } from './credentials.ts';
+import { SCRIPTURE, SURFACES, platformSurface } from './surfaces.ts';
+import { Targets } from './targets.ts';
+import { OPEN_KEY, keyed } from './keyed.ts';
+import { searchOf, type Turn } from './turn.ts';
+
+export { OPEN_KEY };
 
 /** Vary of the front door, which answers JSON or HTML by Accept. */
 const FRONT_VARY = policyHeaders('front')[3];
@@ -39,32 +40,9 @@ export type { After, Core, CoreOptions, SharedBodies } from './options.ts';
 /** The request id that begins every log line about a request (the same as its X-Request-Id and access log line). */
 const about = (req: CoreRequest) => (req.id ? `request ${req.id}: ` : '');
 
-/** The caller of every request in open mode (/api/v1/key describes it; nothing is counted). */
-export const OPEN_KEY: Caller = { id: 'open', hash: '', plan: 'development', status: 'active', label: 'open mode (serve --open)', created: '1970-01-01T00:00:00.000Z' };
-
 /** Which row of the cache policy (http/cache-policy.ts) a route's answers follow. */
 export function kindOf(route: Route, info: DatasetInfo | undefined): ResponseKind {
   return route.policy ?? (route.auth === false ? 'document' : info?.live ? 'live' : 'reference');
-}
-
-/** One request's state between the steps. */
-interface Turn {
-  req: CoreRequest;
-  target: Target;
-  rawPath: string;
-  /** The query's parameters, made when first asked for (searchOf). */
-  search?: URLSearchParams;
-  surface: Surface;
-  match: ReturnType<Surface['router']['match']>;
-  /** The RateLimit headers to send. */
-  limitHeaders: HeaderList;
-  /** The key to bill once the answer is known (never for /api/v1/key, a 304, or a 429). */
-  billKey?: Metered;
-  key?: Caller;
-  usage?: Usage;
-  /** Its cost class, and the lane slot it holds ('free': none). */
-  cost: Cost;
-  admitted: Cost;
 }
 
 export function createCore(opts: CoreOptions): Core {
@@ -90,8 +68,7 @@ export function createCore(opts: CoreOptions): Core {
   let stateWarned = 0;
 
   const targets = new Targets(surfaces);
-  /** The query's parameters (NO_QUERY, shared and never written to, when there is none). */
-  const searchOf = (t: Turn) => (t.search ??= t.target.query ? new URLSearchParams(t.target.query) : NO_QUERY);
+  const { authenticate, limit, bill } = keyed(state, opts.open);
 
   /** parse: method, path, query, surface and route; OPTIONS answered at once. */
   function parse(req: CoreRequest): Turn | CoreResponse {
@@ -101,63 +78,6 @@ export function createCore(opts: CoreOptions): Core {
     }
     const target = targets.of(req.url || '/');
     return { req, target, rawPath: target.rawPath, surface: target.surface, match: target.match, limitHeaders: [], cost: 'free', admitted: 'free' };
-  }
-
-  /**
-   * authenticate: the key the request carries, checked against the keys (before revealing
-   * whether a path exists). The key, or a promise of it when the state answers later (the edge).
-   */
-  function authenticate(t: Turn): Caller | undefined | Promise<Caller> {
-    // The OpenAPI documents are public (auth: false) although they sit under the surfaces.
-    if (!t.surface.credentials || t.match?.route.auth === false) return undefined;
-    if (opts.open) return OPEN_KEY;
-    state.refresh?.();
-    const rules = t.surface.credentials;
-    const known = (rec: Caller | undefined) => {
-      if (!rec) throw rules.invalid('the key is not recognised');
-      t.req.keyId = rec.id; // for the adapter's access log (never the key)
-      return rec;
-    };
-    const rec = state.verify(credentialOf(t.req, searchOf(t), rules));
-    return rec instanceof Promise ? rec.then(known) : known(rec);
-  }
-
-  /**
-   * limit: may the key be served now (revoked, subscription), then the burst and the month.
-   * `billLater`: only admitted now (the burst), billed once its answer is known (it waits for a lane).
-   * A promise when the count waits (the Node server counts a turn's requests together).
-   */
-  function limit(t: Turn, rec: Caller | undefined, billLater: boolean): void | Promise<void> {
-    if (!rec || rec === OPEN_KEY) return void (t.key = rec);
-    const now = state.now();
-    // /api/v1/key is never billed; a conditional request may end as a free 304 (README
-    // "Plans and limits"): both are admitted now and billed once their answer is known.
-    const free = t.match?.route.billed === false;
-    const mode: ChargeMode = free || billLater || t.req.header('if-none-match') ? 'admit' : 'count';
-    const a = state.admit(rec, mode, now);
-    const admitted = (a: Admission) => {
-      const rules = t.surface.credentials!;
-      if (!a.ok && a.reason === 'revoked') throw rules.inactive();
-      if (!a.ok) {
-        throw rules.unsubscribed(`${a.why}; the key works again once the project is subscribed to a plan or granted an exception`, {
-          key_id: a.key_id, account: a.account, project: a.project,
-        });
-      }
-      t.key = callerOf(rec, a.access, now);
-      t.limitHeaders = a.charged.headers;
-      t.usage = { used: a.charged.used, lastUsed: a.charged.lastUsed };
-      if (mode === 'admit' && !free) t.billKey = { meter: a.access.project.meter ?? rec.id, plan: a.access.plan };
-    };
-    if (a instanceof Promise) return a.then(admitted);
-    admitted(a);
-  }
-
-  /** Bills the request (unless free) just before a billed answer is sent. */
-  async function bill(t: Turn): Promise<HeaderList> {
-    const k = t.billKey;
-    t.billKey = undefined;
-    if (!k) return t.limitHeaders;
-    return (t.limitHeaders = (await state.bill(k, state.now())).headers);
   }
 
   /**
