@@ -12,6 +12,9 @@ import { V1_ROUTES } from '../server/api/v1/routes.ts';
 import { SURFACES } from '../server/core/surfaces.ts';
 import { Targets } from '../server/core/targets.ts';
 import { createApp } from '../server/node/server.ts';
+import { createCore } from '../server/core/app.ts';
+import type { SharedBodies } from '../server/core/options.ts';
+import { fsRelease } from '../server/release/fs-reader.ts';
 import { inject } from 'vitest';
 import { KeyStore } from '../server/state/keys.ts';
 import { cleanup, quiet, tempDir } from './helpers.ts';
@@ -95,5 +98,26 @@ describe('the core answers without a promise only when nothing waited (issue 41)
       await app.close();
       cleanup(dir);
     }
+  });
+});
+
+describe('the shared body cache (the edge\'s Cache API)', () => {
+  it('is asked and filled only for response-cached routes: never under an empty key for a composed answer that is not cached', async () => {
+    const puts: string[] = [], gets: string[] = [];
+    const shared: SharedBodies = {
+      get: async (k) => void gets.push(k),
+      put: async (k) => void puts.push(k),
+    };
+    const release = fsRelease(inject('sharedDist'));
+    const open = { refresh: () => {}, now: () => Date.now(), verify: () => undefined, admit: () => { throw new Error('open mode counts nothing'); }, bill: () => { throw new Error('open mode bills nothing'); }, reviews: () => { throw new Error('no reviews'); } };
+    const core = createCore({ release: () => release, state: open, log: quiet, open: true, shared });
+    const pending: Promise<unknown>[] = [];
+    const ask = (url: string) => core.handle({ method: 'GET', url, header: () => undefined }, (p) => void pending.push(p));
+    expect((await ask('/healthz')).status).toBe(200); // composed, not response-cached
+    expect((await ask('/apis/elements/Fe')).status).toBe(200); // response-cached
+    await Promise.all(pending);
+    expect(gets.length).toBe(1);
+    expect(puts).toEqual(gets);
+    expect(puts.every((k) => k.includes('/apis/elements/Fe'))).toBe(true);
   });
 });
