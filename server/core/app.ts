@@ -250,9 +250,8 @@ export function createCore(opts: CoreOptions): Core {
       // billed once its turn comes (as a conditional request is), so one whose client
       // leaves while it waits is never billed.
       turn.cost = cost;
-      const busy = () => (cost !== 'free' && opts.gate?.busy?.(cost)) || false;
       const rec = authenticate(turn);
-      const limited = rec instanceof Promise ? rec.then((r) => limit(turn, r, busy())) : limit(turn, rec, busy());
+      const limited = rec instanceof Promise ? rec.then((r) => limit(turn, r, laneBusy(cost))) : limit(turn, rec, laneBusy(cost));
       if (limited) return settle(turn, limited.then(() => resolve(turn, after)));
       const out = resolve(turn, after);
       if (out instanceof Promise) return settle(turn, out);
@@ -262,6 +261,9 @@ export function createCore(opts: CoreOptions): Core {
       return settle(t, Promise.reject(thrown), req);
     }
   }
+
+  /** Whether a request of this class would wait for a slot now (every slot of its lane taken). */
+  const laneBusy = (cost: Cost) => (cost !== 'free' && opts.gate?.busy?.(cost)) || false;
 
   /** The docs page or the front door's HTML, inside the request's lane. */
   async function page(t: Turn, docs: string | null): Promise<CoreResponse> {

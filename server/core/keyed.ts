@@ -26,14 +26,8 @@ export function keyed(state: StateStore, open: boolean | undefined) {
     if (!t.surface.credentials || t.match?.route.auth === false) return undefined;
     if (open) return OPEN_KEY;
     state.refresh?.();
-    const rules = t.surface.credentials;
-    const known = (rec: Caller | undefined) => {
-      if (!rec) throw rules.invalid('the key is not recognised');
-      t.req.keyId = rec.id; // for the adapter's access log (never the key)
-      return rec;
-    };
-    const rec = state.verify(credentialOf(t.req, searchOf(t), rules));
-    return rec instanceof Promise ? rec.then(known) : known(rec);
+    const rec = state.verify(credentialOf(t.req, searchOf(t), t.surface.credentials));
+    return rec instanceof Promise ? rec.then((r) => known(t, r)) : known(t, rec);
   }
 
   /**
@@ -49,21 +43,8 @@ export function keyed(state: StateStore, open: boolean | undefined) {
     const free = t.match?.route.billed === false;
     const mode: ChargeMode = free || billLater || t.req.header('if-none-match') ? 'admit' : 'count';
     const a = state.admit(rec, mode, now);
-    const admitted = (a: Admission) => {
-      const rules = t.surface.credentials!;
-      if (!a.ok && a.reason === 'revoked') throw rules.inactive();
-      if (!a.ok) {
-        throw rules.unsubscribed(`${a.why}; the key works again once the project is subscribed to a plan or granted an exception`, {
-          key_id: a.key_id, account: a.account, project: a.project,
-        });
-      }
-      t.key = callerOf(rec, a.access, now);
-      t.limitHeaders = a.charged.headers;
-      t.usage = { used: a.charged.used, lastUsed: a.charged.lastUsed };
-      if (mode === 'admit' && !free) t.billKey = { meter: a.access.project.meter ?? rec.id, plan: a.access.plan };
-    };
-    if (a instanceof Promise) return a.then(admitted);
-    admitted(a);
+    if (a instanceof Promise) return a.then((x) => admitted(t, rec, x, mode === 'admit' && !free, now));
+    admitted(t, rec, a, mode === 'admit' && !free, now);
   }
 
   /** Bills the request (unless free) just before a billed answer is sent. */
@@ -75,4 +56,26 @@ export function keyed(state: StateStore, open: boolean | undefined) {
   }
 
   return { authenticate, limit, bill };
+}
+
+/** The key found (or the surface's refusal); its id goes to the adapter's access log, never the key. */
+function known(t: Turn, rec: Caller | undefined): Caller {
+  if (!rec) throw t.surface.credentials!.invalid('the key is not recognised');
+  t.req.keyId = rec.id;
+  return rec;
+}
+
+/** What admit decided, applied to the request: refused (revoked, no subscription), or its caller, headers and count; `billLater`: billed once its answer is known. */
+function admitted(t: Turn, rec: Caller, a: Admission, billLater: boolean, now: number) {
+  const rules = t.surface.credentials!;
+  if (!a.ok && a.reason === 'revoked') throw rules.inactive();
+  if (!a.ok) {
+    throw rules.unsubscribed(`${a.why}; the key works again once the project is subscribed to a plan or granted an exception`, {
+      key_id: a.key_id, account: a.account, project: a.project,
+    });
+  }
+  t.key = callerOf(rec, a.access, now);
+  t.limitHeaders = a.charged.headers;
+  t.usage = { used: a.charged.used, lastUsed: a.charged.lastUsed };
+  if (billLater) t.billKey = { meter: a.access.project.meter ?? rec.id, plan: a.access.plan };
 }

@@ -13,9 +13,10 @@
  * lines (every 5xx is logged whatever the fraction).
  *
  * Cheap per request: the lines of FLUSH_MS (or FLUSH_BYTES, whichever comes first) are
- * written together, and never block the loop. Written once per event-loop turn, the writes
- * cost ~0.6 µs of CPU a request under load (a turn holds 10-30 requests; issue 41); a
- * line now reaches stdout at most 10 ms after its response, and close() writes what waits. Stdout as a pipe or socket (a supervisor, a container runtime) is
+ * written together, and never block the loop (written once per event-loop turn, the writes
+ * cost ~0.6 µs of CPU a request under load, a turn holding 10-30 requests: issue 41). A
+ * line reaches stdout at most 10 ms after its response; flushSync writes what waits when
+ * the server stops. Stdout as a pipe or socket (a supervisor, a container runtime) is
  * written through process.stdout: libuv writes at once on this thread and keeps what the
  * pipe cannot take yet; anything else (a file, a terminal) with one write(2) on the thread
  * pool. A reader too slow to keep up (a stdout pipe nobody drains) does not stall serving:
