@@ -27,7 +27,7 @@ import { Lru } from '../release/lru.ts';
 import type { Release } from '../release/release.ts';
 import { SCRIPTURE_CREDENTIALS } from './credentials.ts';
 import { SCRIPTURE, SURFACES, platformSurface } from './surfaces.ts';
-import { Targets } from './targets.ts';
+import { Targets, cacheKeyOf } from './targets.ts';
 import { OPEN_KEY, keyed } from './keyed.ts';
 import { searchOf, type Turn } from './turn.ts';
 
@@ -111,7 +111,7 @@ export function createCore(opts: CoreOptions): Core {
     }
     const cacheable = route.auth && route.cache !== false;
     // Staleness flips at most once per release and dataset: part of the key, so a cached body never says stale wrongly.
-    const cacheKey = cacheable ? `${rel.id} ${staleSignature(rel, now)} ${t.rawPath}?${t.target.queryKey ?? String(searchOf(t))}` : '';
+    const cacheKey = cacheable ? cacheKeyOf(t, rel.id, staleSignature(rel, now)) : '';
     const body = cacheable ? responses.get(cacheKey) : undefined;
     if (!body || t.billKey) return compose(t, rel, after, headers, cacheable, cacheKey, body);
     const sel = select(t.req, body);
@@ -252,13 +252,13 @@ export function createCore(opts: CoreOptions): Core {
       turn.cost = cost;
       const rec = authenticate(turn);
       const limited = rec instanceof Promise ? rec.then((r) => limit(turn, r, laneBusy(cost))) : limit(turn, rec, laneBusy(cost));
-      if (limited) return settle(turn, limited.then(() => resolve(turn, after)));
+      if (limited) return settle(turn, limited, () => resolve(turn, after));
       const out = resolve(turn, after);
       if (out instanceof Promise) return settle(turn, out);
       leaveLane(turn);
       return out;
     } catch (thrown) {
-      return settle(t, Promise.reject(thrown), req);
+      return settle(t, Promise.reject(thrown), undefined, req);
     }
   }
 
@@ -271,15 +271,28 @@ export function createCore(opts: CoreOptions): Core {
     return docs ? await docsResponse(t.req, await opts.release(), docs) : frontDoorHtml(t.req, (await opts.release()).id, FRONT_VARY);
   }
 
-  /** A request's answer once it comes: errors as the envelope, and its lane slot given back either way. */
-  async function settle(t: Turn | undefined, pending: Promise<CoreResponse>, req = t!.req): Promise<CoreResponse> {
-    try {
-      return await pending;
-    } catch (thrown) {
-      return failed(t, req, thrown);
-    } finally {
-      if (t) leaveLane(t);
-    }
+  /**
+   * A request's answer once it comes (`pending`, then `next` when given): errors as the
+   * envelope, and its lane slot given back either way. One reaction per request, not an
+   * async function's (a keyed lookup waits for its count, then answers: issue 41).
+   */
+  function settle(t: Turn | undefined, pending: Promise<unknown>, next?: () => CoreResponse | Promise<CoreResponse>, req = t!.req): Promise<CoreResponse> {
+    const fail = (thrown: unknown) => failed(t, req, thrown);
+    return pending.then((got) => {
+      try {
+        const out = next ? next() : (got as CoreResponse);
+        if (out instanceof Promise) return out.then((o) => left(t, o), fail);
+        return left(t, out);
+      } catch (thrown) {
+        return fail(thrown);
+      }
+    }, fail);
+  }
+
+  /** The answer, once the request's lane slot is given back. */
+  function left(t: Turn | undefined, out: CoreResponse): CoreResponse {
+    if (t) leaveLane(t);
+    return out;
   }
 
   const handle = (req: CoreRequest, after?: After): Promise<CoreResponse> => {
