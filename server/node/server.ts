@@ -26,6 +26,7 @@ import { AccessLog, requestId } from './access-log.ts';
 import { NodeRequest, writeResponse } from './http-io.ts';
 import { HEADERS_TIMEOUT_MS, answerTransportErrors, serverLimits } from './transport.ts';
 import type { Release } from '../release/release.ts';
+import type { CoreResponse } from '../http/request.ts';
 import { KeyStore } from '../state/keys.ts';
 import { Limits, TurnBatcher, type Charger } from '../state/limits.ts';
 import { tryLock } from '../state/lock.ts';
@@ -208,7 +209,7 @@ function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, 
   });
 
   const access = opts.accessLog?.on ? opts.accessLog : undefined;
-  /** The access log's line, when the response is done or its client gone (a function of `this`: no closure per request). */
+  /** A streamed response's access log line, when its last byte is out or its client gone (a function of `this`: no closure per request). */
   function logged(this: ServerResponse & { [REQ]?: NodeRequest }) {
     const r = this[REQ]!;
     if (!this.writableFinished) {
@@ -217,20 +218,37 @@ function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, 
     }
     access!.log(r);
   }
-  function handle(req: IncomingMessage, res: ServerResponse & { [REQ]?: NodeRequest }) {
-    const r = new NodeRequest(req, requestId(req.headers['x-request-id']));
-    if (access) {
-      r.start = performance.now();
+  /**
+   * Writes the core's answer, then its access log line. A body in hand is logged at once,
+   * as node:http has taken it whole (a 'close' listener per response, for every cached
+   * lookup, was node's event machinery on the hot path: issue 41); a stream (a download)
+   * when its last byte is out or its client gone. A client gone before its answer was
+   * written is logged aborted, with the core's status (499 when it left while waiting).
+   */
+  function answer(res: ServerResponse & { [REQ]?: NodeRequest }, r: NodeRequest, out: CoreResponse) {
+    writeResponse(res, r, out, draining, !!access);
+    if (!access) return;
+    if (res.destroyed) r.aborted = true;
+    else if (out.stream) {
       res[REQ] = r;
-      res.once('close', logged);
+      return void res.once('close', logged);
     }
+    access.log(r);
+  }
+  function handle(req: IncomingMessage, res: ServerResponse) {
+    const r = new NodeRequest(req, requestId(req.headers['x-request-id']));
+    if (access) r.start = performance.now();
     // Node's own check answers a bare 400; ours answers with the envelope.
-    if (!req.headers.host && req.httpVersionMinor >= 1) return writeResponse(res, r, core.error(r, new ApiError('bad_request', 'the Host header is required (HTTP/1.1)')), draining, !!access);
+    if (!req.headers.host && req.httpVersionMinor >= 1) return answer(res, r, core.error(r, new ApiError('bad_request', 'the Host header is required (HTTP/1.1)')));
     const out = core.respond(r);
-    if (!(out instanceof Promise)) return writeResponse(res, r, out, draining, !!access);
-    out.then((o) => writeResponse(res, r, o, draining, !!access), (err) => {
+    if (!(out instanceof Promise)) return answer(res, r, out);
+    out.then((o) => answer(res, r, o), (err) => {
       log(`request ${r.id}: internal error writing ${req.method} ${(req.url ?? '').split('?')[0].slice(0, 200)}: ${(err as Error).stack}`);
       res.destroy();
+      if (!access) return;
+      r.aborted = true;
+      r.status ||= 500;
+      access.log(r);
     });
   }
 
