@@ -171,8 +171,7 @@ export function createCore(opts: CoreOptions): Core {
 
   /** The selected representation with the policy and rate-limit headers. */
   function sent(t: Turn, body: Representable, sel: ReturnType<typeof select>, headers: HeaderList): Sent | Promise<Sent> {
-    for (let i = 0; i < t.limitHeaders.length; i++) headers.push(t.limitHeaders[i]);
-    return representation(t.req, body, sel, headers);
+    return representation(t.req, body, sel, headers, t.limitHeaders);
   }
 
   /** After a response is made: a compressed form just made is counted in the cache's budget, or kept by ETag, or shared. */

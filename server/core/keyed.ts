@@ -7,7 +7,7 @@
  */
 import type { HeaderList } from '../http/request.ts';
 import { callerOf, type Caller } from '../state/accounts.ts';
-import type { ChargeMode } from '../state/limits.ts';
+import type { ChargeMode, Charged } from '../state/limits.ts';
 import { credentialOf } from './credentials.ts';
 import type { Admission, StateStore } from './state.ts';
 import { searchOf, type Turn } from './turn.ts';
@@ -44,7 +44,7 @@ export function keyed(state: StateStore, open: boolean | undefined) {
     const mode: ChargeMode = free || billLater || t.req.header('if-none-match') ? 'admit' : 'count';
     const a = state.admit(rec, mode, now);
     if (a instanceof Promise) return a.then((x) => admitted(t, rec, x, mode === 'admit' && !free, now));
-    admitted(t, rec, a, mode === 'admit' && !free, now);
+    return admitted(t, rec, a, mode === 'admit' && !free, now);
   }
 
   /** Bills the request (unless free) just before a billed answer is sent. */
@@ -66,7 +66,7 @@ function known(t: Turn, rec: Caller | undefined): Caller {
 }
 
 /** What admit decided, applied to the request: refused (revoked, no subscription), or its caller, headers and count; `billLater`: billed once its answer is known. */
-function admitted(t: Turn, rec: Caller, a: Admission, billLater: boolean, now: number) {
+function admitted(t: Turn, rec: Caller, a: Admission, billLater: boolean, now: number): void | Promise<void> {
   const rules = t.surface.credentials!;
   if (!a.ok && a.reason === 'revoked') throw rules.inactive();
   if (!a.ok) {
@@ -74,8 +74,15 @@ function admitted(t: Turn, rec: Caller, a: Admission, billLater: boolean, now: n
       key_id: a.key_id, account: a.account, project: a.project,
     });
   }
-  t.key = callerOf(rec, a.access, now);
-  t.limitHeaders = a.charged.headers;
-  t.usage = { used: a.charged.used, lastUsed: a.charged.lastUsed };
-  if (billLater) t.billKey = { meter: a.access.project.meter ?? rec.id, plan: a.access.plan };
+  const { access, charged } = a;
+  if (charged instanceof Promise) return charged.then((c) => counted(t, rec, access, c, billLater, now));
+  counted(t, rec, access, charged, billLater, now);
+}
+
+/** The request's caller, limit headers and count once it is counted. */
+function counted(t: Turn, rec: Caller, access: Extract<Admission, { ok: true }>['access'], c: Charged, billLater: boolean, now: number) {
+  t.key = callerOf(rec, access, now);
+  t.limitHeaders = c.headers;
+  t.usage = { used: c.used, lastUsed: c.lastUsed };
+  if (billLater) t.billKey = { meter: access.project.meter ?? rec.id, plan: access.plan };
 }

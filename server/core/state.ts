@@ -12,9 +12,12 @@ import type { ChargeMode, Charged, Charger } from '../state/limits.ts';
 import type { PlanName } from '../state/plans.ts';
 import type { ReviewView } from '../state/reviews.ts';
 
-/** What `admit` decides: served (with the access in force and the charge's headers and count), or refused and why. */
+/**
+ * What `admit` decides: served (with the access in force and the charge's headers and count,
+ * or the promise of them: the Node server's count of a turn), or refused and why.
+ */
 export type Admission =
-  | { ok: true; access: Extract<Access, { ok: true }>; charged: Charged }
+  | { ok: true; access: Extract<Access, { ok: true }>; charged: Charged | Promise<Charged> }
   | { ok: false; reason: 'revoked' }
   | { ok: false; reason: 'inactive'; why: string; key_id: string; account?: string; project?: string };
 
@@ -54,8 +57,8 @@ export function localState(keys: KeyStore, charger: Charger, reviews: () => Revi
       if (!access.ok && access.reason === 'revoked') return { ok: false, reason: 'revoked' };
       if (!access.ok) return { ok: false, reason: 'inactive', why: access.why, key_id: rec.id, account: access.account?.id, project: access.project?.id };
       // Usage is counted per project (under its first key's id), so a rotation keeps the month's count.
-      const charged = charger.charge({ id: access.project.meter ?? rec.id, plan: access.plan, mode }, now);
-      return charged instanceof Promise ? charged.then((c) => ({ ok: true, access, charged: c })) : { ok: true, access, charged };
+      // The count's promise as it is: the core waits for it once (core/keyed.ts), not for a promise of it here too.
+      return { ok: true, access, charged: charger.charge({ id: access.project.meter ?? rec.id, plan: access.plan, mode }, now) };
     },
     bill: (key, now) => charger.charge({ id: key.meter, plan: key.plan, mode: 'bill' }, now),
     reviews,

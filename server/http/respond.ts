@@ -25,6 +25,10 @@ export const PREFLIGHT_HEADERS: HeaderList = [
   'access-control-max-age', '86400',
 ];
 const JSON_TYPE = ['content-type', 'application/json; charset=utf-8'];
+/** CORS, the JSON type and an ETag slot (index ETAG_AT): a response's headers begin as one copy of it. */
+const JSON_BASE: HeaderList = [...CORS, ...JSON_TYPE, 'etag', ''];
+const ETAG_AT = JSON_BASE.length - 1;
+const NONE: HeaderList = [];
 const PROBLEM_TYPE = ['content-type', 'application/problem+json'];
 
 /** The hash part of a composed body's ETag (sha1, base64url: 27 characters); parts hash as the bytes they join into. */
@@ -85,29 +89,34 @@ export function select(req: CoreRequest, b: Representable): { coding: Coding; et
 export interface Sent { response: CoreResponse; body?: Buffer | string; coding: Coding }
 
 /**
- * 304 or 200 for a selected representation. `headers` are the policy, rate-limit and other
- * headers of the response; a 304 carries them too (RFC 9110 §15.4.5), without a body.
+ * 304 or 200 for a selected representation. `headers` are the policy and other headers of
+ * the response, `more` its rate-limit headers; a 304 carries them too (RFC 9110 §15.4.5),
+ * without a body.
  */
-export function representation(req: CoreRequest, b: Representable, sel: ReturnType<typeof select>, headers: HeaderList): Sent | Promise<Sent> {
-  if (sel.notModified) return { response: respond(req, 304, withBase(sel.etag, headers)), coding: sel.coding };
+export function representation(req: CoreRequest, b: Representable, sel: ReturnType<typeof select>, headers: HeaderList, more: HeaderList = NONE): Sent | Promise<Sent> {
+  if (sel.notModified) return { response: respond(req, 304, withBase(sel.etag, headers, more)), coding: sel.coding };
   const got = b.get(sel.coding);
   // A body already in hand is answered in this same call: no promise, no microtask (issue 14).
-  if (!(got instanceof Promise)) return ok(req, b, sel, headers, got);
-  return got.then((g) => ok(req, b, sel, headers, g));
+  if (!(got instanceof Promise)) return ok(req, b, sel, headers, more, got);
+  return got.then((g) => ok(req, b, sel, headers, more, g));
 }
 
-function ok(req: CoreRequest, b: Representable, sel: ReturnType<typeof select>, headers: HeaderList, got: { body: Buffer | string; coding: Coding }): Sent {
+function ok(req: CoreRequest, b: Representable, sel: ReturnType<typeof select>, headers: HeaderList, more: HeaderList, got: { body: Buffer | string; coding: Coding }): Sent {
   // Compression that did not make the body smaller falls back to identity, under its own ETag.
-  const out = withBase(got.coding === sel.coding ? sel.etag : etagFor(b.hash, got.coding), headers);
+  const out = withBase(got.coding === sel.coding ? sel.etag : etagFor(b.hash, got.coding), headers, more);
   if (got.coding) out.push('content-encoding', got.coding);
   return { response: respond(req, 200, out, got.body), body: got.body, coding: got.coding };
 }
 
-/** CORS, content type and ETag, then `headers`: one array, filled in place. */
-function withBase(etag: string, headers: HeaderList): HeaderList {
-  const out = CORS.concat(JSON_TYPE);
-  out.push('etag', etag);
+/**
+ * CORS, content type and ETag, then `headers` and `more`: a copy of JSON_BASE pushed onto
+ * (0.06 µs; concat of the three, generic in V8, 0.17 µs: issue 41).
+ */
+function withBase(etag: string, headers: HeaderList, more: HeaderList): HeaderList {
+  const out = JSON_BASE.slice();
+  out[ETAG_AT] = etag;
   for (let i = 0; i < headers.length; i++) out.push(headers[i]);
+  for (let i = 0; i < more.length; i++) out.push(more[i]);
   return out;
 }
 
