@@ -29,7 +29,8 @@
  * and the summary each round's ratio beside the median's. BENCH_ONLY=name,name limits targets;
  * BENCH_WORKERS (default 2) sets N; BENCH_SIZES limits the responses ("3.4 KB,64 KB br").
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
@@ -110,7 +111,10 @@ async function load(url: string, headers: Record<string, string>, conns: number,
     const hdr = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
     const [cmd, args] = pinned('1', 'wrk', ['-t1', `-c${conns}`, `-d${seconds}s`, '--timeout', '10s', '-s', luaFile, ...hdr, url]);
     const cpu0 = cpuSeconds(pids), root0 = cpuSeconds([root]);
-    const out = execFileSync(cmd, args, { encoding: 'utf8' });
+    // Not execFileSync: this process must go on reading the servers' output (their access
+    // logs) while wrk runs, as a log collector does; blocked, it left a server's stdout pipe
+    // full and its log lines dropped for most of a run (until the eighth pass).
+    const { stdout: out } = await execFileAsync(cmd, args, { encoding: 'utf8' });
     const cpu = cpuSeconds(pids) - cpu0, rootCpu = cpuSeconds([root]) - root0;
     const [n, us, p50, p99, p999, max, errors] = /RESULT (.*)/.exec(out)![1].split(' ').map(Number);
     // For a cluster, the primary's share: what counting over IPC costs it per request.
@@ -127,8 +131,10 @@ async function load(url: string, headers: Record<string, string>, conns: number,
 async function warmUp(url: string, headers: Record<string, string>, conns: number) {
   if (!WRK) return void (await autocannon({ url, headers, connections: conns, duration: 1 }));
   const [cmd, args] = pinned('1', 'wrk', ['-t1', `-c${conns}`, '-d1s', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url]);
-  execFileSync(cmd, args, { encoding: 'utf8' });
+  await execFileAsync(cmd, args, { encoding: 'utf8' });
 }
+
+const execFileAsync = promisify(execFile);
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -153,6 +159,8 @@ function summarize(rounds: Round[]): Result {
  * ~10 MB/s under load) is drained and dropped: it was kept in one growing string and
  * searched again on every chunk, work of this process beside the server under test.
  */
+/** Per server: bytes of output drained after it listened, and the access log lines it reported dropped (its reader too slow). */
+const drained = new Map<ChildProcess, { bytes: number; dropped: number }>();
 function started(child: ChildProcess, pattern: RegExp): Promise<number> {
   return new Promise((resolve, reject) => {
     let out = '';
@@ -160,8 +168,16 @@ function started(child: ChildProcess, pattern: RegExp): Promise<number> {
       out += c;
       const m = pattern.exec(out);
       if (!m) return;
-      child.stdout?.off('data', on).resume();
-      child.stderr?.off('data', on).resume();
+      child.stdout?.off('data', on);
+      child.stderr?.off('data', on);
+      const d = { bytes: 0, dropped: 0 };
+      drained.set(child, d);
+      const count = (chunk: Buffer) => {
+        d.bytes += chunk.length;
+        for (let i = chunk.indexOf('"dropped":'); i !== -1; i = chunk.indexOf('"dropped":', i + 10)) d.dropped += parseInt(chunk.toString('latin1', i + 10, i + 24), 10) || 0;
+      };
+      child.stdout?.on('data', count);
+      child.stderr?.on('data', count);
       out = '';
       resolve(Number(m[1]));
     };
@@ -292,6 +308,10 @@ http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000; d
         console.error(`${t.name} ${size.name} c=${conns}: ${r.rps.toFixed(0)} req/s, ${r.cpuUs.toFixed(1)} µs CPU/req (rounds ${rounds.get(t.name)!.map((x) => x.cpuUs.toFixed(1)).join(' ')}), p99 ${r.p99.toFixed(2)} ms, max ${r.max.toFixed(1)} ms${r.errors ? `, ${r.errors} errors` : ''}`);
       }
     }
+  }
+  for (const { t, s } of running) {
+    const d = drained.get(s.child);
+    if (d?.bytes) console.error(`${t.name}: ${(d.bytes / 2 ** 20).toFixed(1)} MiB of output read while measured${d.dropped ? `, ${d.dropped} access log lines dropped (its reader too slow)` : ', no access log line dropped'}`);
   }
   for (const { s } of running) await kill(s.child);
 } finally {
