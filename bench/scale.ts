@@ -26,7 +26,9 @@
  * target drew the slow seconds. Each response size and connection count is now measured in
  * BENCH_ROUNDS rounds (default 7) of BENCH_SECONDS each (default 1), the targets taking
  * turns in alternating order; a row gives the median round (and max: the worst of them),
- * and the summary each round's ratio beside the median's. BENCH_ONLY=name,name limits targets;
+ * and the summary each round's ratio beside the median's. wrk runs without blocking this
+ * process, which reads the servers' output (almanac's access log) as a log collector would,
+ * and reports how much it read and whether a server dropped lines. BENCH_ONLY=name,name limits targets;
  * BENCH_WORKERS (default 2) sets N; BENCH_SIZES limits the responses ("3.4 KB,64 KB br").
  */
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -305,7 +307,7 @@ http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000; d
       for (const { t } of running) {
         const r = summarize(rounds.get(t.name)!);
         rows.push({ target: t.name, size: size.name, conns, r, rounds: rounds.get(t.name)!, load: loadavg()[0] });
-        console.error(`${t.name} ${size.name} c=${conns}: ${r.rps.toFixed(0)} req/s, ${r.cpuUs.toFixed(1)} µs CPU/req (rounds ${rounds.get(t.name)!.map((x) => x.cpuUs.toFixed(1)).join(' ')}), p99 ${r.p99.toFixed(2)} ms, max ${r.max.toFixed(1)} ms${r.errors ? `, ${r.errors} errors` : ''}`);
+        console.error(`${t.name} ${size.name} c=${conns}: ${r.rps.toFixed(0)} req/s, ${r.cpuUs.toFixed(1)} µs CPU/req (rounds ${rounds.get(t.name)!.map((x) => x.cpuUs.toFixed(1)).join(' ')}), p99 ${r.p99.toFixed(2)} ms, max ${r.max.toFixed(1)} ms (rounds ${rounds.get(t.name)!.map((x) => x.max.toFixed(0)).join(' ')})${r.errors ? `, ${r.errors} errors` : ''}`);
       }
     }
   }
