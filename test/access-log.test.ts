@@ -40,6 +40,8 @@ describe('access log', () => {
       const [one, two] = lines();
       expect(one).toMatchObject({ id: r.headers.get('x-request-id'), method: 'GET', path: '/apis/elements/Fe', status: 200, bytes: Number(r.headers.get('content-length')), key: record.id, lane: 'lookup' });
       expect(new Date(String(one.time)).toISOString()).toBe(one.time);
+      // The wall clock when it was logged (made at the flush from the monotonic clock: issue 41).
+      expect(Math.abs(Date.parse(String(one.time)) - Date.now())).toBeLessThan(5_000);
       expect(one.ms).toBeGreaterThanOrEqual(0);
       expect(one.ip).toBe('127.0.0.1');
       expect(two).toMatchObject({ path: '/apis/elements', query: 'q=iron&limit=2', status: 401, lane: 'search' });
@@ -105,6 +107,30 @@ describe('access log', () => {
       });
     } finally {
       delete process.env.ALMANAC_LANES;
+    }
+  });
+
+  it('lines are made at the flush from what was taken when each request was logged: in order, every field, the time of logging', async () => {
+    let text = '';
+    const log = new AccessLog({ sample: 1, sink: (t) => (text += t) });
+    const start = performance.now();
+    const before = Date.now();
+    for (let i = 0; i < 3000; i++) {
+      log.log({ id: `r-${i}`, method: 'GET', url: i % 3 ? `/apis/elements/${i}` : `/apis/é?q=${i}&key=alm_x`, status: 200 + (i % 3), bytes: i, start, key: i % 2 ? 'key_0123456789ab' : undefined, lane: 'lookup', ip: '::1', aborted: i === 7 || undefined });
+    }
+    const after = Date.now();
+    log.flushSync();
+    const lines = text.trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.id)).toEqual(Array.from({ length: 3000 }, (_, i) => `r-${i}`));
+    expect(lines[1]).toMatchObject({ method: 'GET', path: '/apis/elements/1', status: 201, bytes: 1, key: 'key_0123456789ab', lane: 'lookup', ip: '::1' });
+    expect(lines[0]).toMatchObject({ path: '/apis/é', query: 'q=0&key=REDACTED', status: 200 });
+    expect(lines[0].key).toBeUndefined();
+    expect(lines[7].aborted).toBe(true);
+    for (const l of lines) {
+      const t = Date.parse(l.time);
+      expect(t).toBeGreaterThanOrEqual(before - 50);
+      expect(t).toBeLessThanOrEqual(after + 50);
+      expect(l.ms).toBeGreaterThanOrEqual(0);
     }
   });
 

@@ -10,9 +10,9 @@
  * or billing rule exists twice.
  */
 import type { DatasetInfo } from '../../pipeline/shards.ts';
-import { datasetRoutes, ROUTES, type Cost, type Route } from '../api/routes.ts';
+import { datasetRoutes, ROUTES, type Route } from '../api/routes.ts';
 import { frontDoorHtml, prefersHtml } from '../api/front-door.ts';
-import { gone } from './gate.ts';
+import { gone, lanes } from './gate.ts';
 import type { After, Core, CoreOptions } from './options.ts';
 import { dataAge, staleSignature } from '../api/handlers.ts';
 import { downloadResponse } from '../api/downloads.ts';
@@ -68,6 +68,7 @@ export function createCore(opts: CoreOptions): Core {
   let stateWarned = 0;
 
   const targets = new Targets(surfaces);
+  const { enter: enterLane, leave: leaveLane, busy: laneBusy } = lanes(opts.gate);
   const { authenticate, limit, bill } = keyed(state, opts.open);
 
   /** parse: method, path, query, surface and route; OPTIONS answered at once. */
@@ -208,22 +209,6 @@ export function createCore(opts: CoreOptions): Core {
   }
 
   const runAfter: After = (p) => void p.catch((err) => log(`after a response: ${(err as Error).message}`));
-  /** Waits for a slot of the lane of `cost` (none for `free`, or without a gate); false: the client left meanwhile. */
-  async function enterLane(t: Turn, cost: Cost): Promise<boolean> {
-    if (cost === 'free' || !opts.gate) return true;
-    const wait = opts.gate.enter(cost, t.req);
-    if (wait && !(await wait)) return false;
-    t.admitted = cost;
-    return true;
-  }
-
-  /** Gives the request's lane slot back (once). */
-  function leaveLane(t: Turn) {
-    if (t.admitted === 'free') return;
-    opts.gate!.leave(t.admitted);
-    t.admitted = 'free';
-  }
-
   /**
    * The five steps. Each returns its result as it is when it had nothing to wait for, so a
    * cached lookup is answered without a promise of its own; on the Node server only the
@@ -260,9 +245,6 @@ export function createCore(opts: CoreOptions): Core {
       return settle(t, Promise.reject(thrown), undefined, req);
     }
   }
-
-  /** Whether a request of this class would wait for a slot now (every slot of its lane taken). */
-  const laneBusy = (cost: Cost) => (cost !== 'free' && opts.gate?.busy?.(cost)) || false;
 
   /** The docs page or the front door's HTML, inside the request's lane. */
   async function page(t: Turn, docs: string | null): Promise<CoreResponse> {

@@ -26,3 +26,28 @@ export function costOf(route: Route | undefined, search: URLSearchParams): Cost 
 
 /** The answer to a request whose client left while it waited: never sent (499 is what the access log shows). */
 export const gone = (): CoreResponse => ({ status: 499, headers: [] });
+
+/** What lanes() reads and writes of a request: its own request, and the lane slot it holds ('free': none). */
+interface InLane { req: CoreRequest; admitted: Cost }
+
+/** The core's use of a gate (or of none): a request enters the lane of its cost, leaves it once, and may ask whether it would wait. */
+export function lanes(gate: Gate | undefined) {
+  return {
+    /** Waits for a slot of the lane of `cost` (none for `free`, or without a gate); false: the client left meanwhile. */
+    async enter(t: InLane, cost: Cost): Promise<boolean> {
+      if (cost === 'free' || !gate) return true;
+      const wait = gate.enter(cost, t.req);
+      if (wait && !(await wait)) return false;
+      t.admitted = cost;
+      return true;
+    },
+    /** Gives the request's lane slot back (once). */
+    leave(t: InLane) {
+      if (t.admitted === 'free') return;
+      gate!.leave(t.admitted);
+      t.admitted = 'free';
+    },
+    /** Whether a request of this class would wait for a slot now (every slot of its lane taken). */
+    busy: (cost: Cost) => (cost !== 'free' && gate?.busy?.(cost)) || false,
+  };
+}

@@ -170,15 +170,17 @@ export class AccessLog {
 
   /**
    * The lines of the held requests, after the lines before them. `time` is the wall clock
-   * when the request was logged, from the monotonic clock (performance.timeOrigin + its
-   * `at`); `id` (a checked token), `method` (an HTTP token), `key` (an id) and `ip` (an
+   * when the request was logged (its monotonic `at`, shifted to the wall clock of the
+   * flush); `id` (a checked token), `method` (an HTTP token), `key` (an id) and `ip` (an
    * address) need no JSON escaping; path and query do.
    */
   private format() {
     const held = this.held;
     if (!held.length) return;
     this.held = [];
-    const origin = performance.timeOrigin;
+    // The wall clock of each request from its monotonic `at`, the offset read now: a clock
+    // step (NTP, a resumed VM) shows in the next flush's lines, not only after a restart.
+    const origin = Date.now() - performance.now();
     let text = '';
     for (let i = 0; i < held.length; i++) {
       const e = held[i];

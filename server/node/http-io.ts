@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { CoreRequest, CoreResponse } from '../http/request.ts';
-import type { Entry } from './access-log.ts';
+import type { AccessLog, Entry } from './access-log.ts';
 
 /** A node:http request as the core reads it, and the access log's line about it. */
 export class NodeRequest implements CoreRequest, Entry {
@@ -76,4 +76,34 @@ export function writeResponse(res: ServerResponse, r: NodeRequest, out: CoreResp
     if (counting && out.body) r.bytes = typeof out.body === 'string' ? Buffer.byteLength(out.body) : out.body.length;
     res.end(out.body);
   }
+}
+
+const REQ = Symbol('almanac request');
+
+/** A streamed response's access log line, when its last byte is out or its client gone (a function of `this`: no closure per request). */
+function logged(this: ServerResponse & { [REQ]?: { r: NodeRequest; log: AccessLog } }) {
+  const { r, log } = this[REQ]!;
+  if (!this.writableFinished) {
+    r.aborted = true;
+    if (!r.status) r.status = 499;
+  }
+  log.log(r);
+}
+
+/**
+ * Writes the core's answer, then its access log line (`log`: when on). A body in hand is
+ * logged at once, as node:http has taken it whole (a 'close' listener per response, for
+ * every cached lookup, was node's event machinery on the hot path: issue 41); a stream (a
+ * download) when its last byte is out or its client gone. A client gone before its answer
+ * was written is logged aborted, with the core's status (499 when it left while waiting).
+ */
+export function answerLogged(res: ServerResponse, r: NodeRequest, out: CoreResponse, closing: boolean, log: AccessLog | undefined) {
+  writeResponse(res, r, out, closing, !!log);
+  if (!log) return;
+  if (res.destroyed) r.aborted = true;
+  else if (out.stream) {
+    (res as ServerResponse & { [REQ]?: { r: NodeRequest; log: AccessLog } })[REQ] = { r, log };
+    return void res.once('close', logged);
+  }
+  log.log(r);
 }

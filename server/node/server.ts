@@ -23,7 +23,7 @@ import { ApiError } from '../http/errors.ts';
 import { fsRelease } from '../release/fs-reader.ts';
 import { Admission, laneSizes } from './admission.ts';
 import { AccessLog, requestId } from './access-log.ts';
-import { NodeRequest, writeResponse } from './http-io.ts';
+import { NodeRequest, answerLogged } from './http-io.ts';
 import { HEADERS_TIMEOUT_MS, answerTransportErrors, serverLimits } from './transport.ts';
 import type { Release } from '../release/release.ts';
 import type { CoreResponse } from '../http/request.ts';
@@ -209,32 +209,7 @@ function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, 
   });
 
   const access = opts.accessLog?.on ? opts.accessLog : undefined;
-  /** A streamed response's access log line, when its last byte is out or its client gone (a function of `this`: no closure per request). */
-  function logged(this: ServerResponse & { [REQ]?: NodeRequest }) {
-    const r = this[REQ]!;
-    if (!this.writableFinished) {
-      r.aborted = true;
-      if (!r.status) r.status = 499;
-    }
-    access!.log(r);
-  }
-  /**
-   * Writes the core's answer, then its access log line. A body in hand is logged at once,
-   * as node:http has taken it whole (a 'close' listener per response, for every cached
-   * lookup, was node's event machinery on the hot path: issue 41); a stream (a download)
-   * when its last byte is out or its client gone. A client gone before its answer was
-   * written is logged aborted, with the core's status (499 when it left while waiting).
-   */
-  function answer(res: ServerResponse & { [REQ]?: NodeRequest }, r: NodeRequest, out: CoreResponse) {
-    writeResponse(res, r, out, draining, !!access);
-    if (!access) return;
-    if (res.destroyed) r.aborted = true;
-    else if (out.stream) {
-      res[REQ] = r;
-      return void res.once('close', logged);
-    }
-    access.log(r);
-  }
+  const answer = (res: ServerResponse, r: NodeRequest, out: CoreResponse) => answerLogged(res, r, out, draining, access);
   function handle(req: IncomingMessage, res: ServerResponse) {
     const r = new NodeRequest(req, requestId(req.headers['x-request-id']));
     if (access) r.start = performance.now();
@@ -309,4 +284,3 @@ function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, 
   return { server, core, admission, keys, release: () => release, warm, ready, close };
 }
 
-const REQ = Symbol('almanac request');

@@ -1,0 +1,111 @@
+/**
+ * The measuring half of bench/scale.ts: a target's process tree and its CPU time, one round
+ * of wrk (or autocannon) against it, and a target's rounds as one row. wrk runs without
+ * blocking the caller, which reads the servers' output meanwhile.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { promisify } from 'node:util';
+import autocannon from 'autocannon';
+
+export const cores = availableParallelism();
+
+export const has = (bin: string) => { try { execFileSync('which', [bin], { stdio: 'ignore' }); return true; } catch { return false; } };
+export const PIN = cores >= 2 && has('taskset');
+export const WRK = has('wrk');
+export const pinned = (cpu: string, cmd: string, args: string[]): [string, string[]] => (PIN ? ['taskset', ['-c', cpu, cmd, ...args]] : [cmd, args]);
+
+/** Every pid in the tree under `root` (the primary and its workers; nginx and its workers). */
+export function tree(root: number): number[] {
+  const kids = new Map<number, number[]>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const ppid = Number(readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+      kids.set(ppid, [...(kids.get(ppid) ?? []), Number(d)]);
+    } catch { /* gone */ }
+  }
+  const out = [root];
+  for (let i = 0; i < out.length; i++) out.push(...(kids.get(out[i]) ?? []));
+  return out;
+}
+/**
+ * CPU seconds used so far by every thread of `pids`: the scheduler's own nanosecond count
+ * (/proc/<pid>/task/<tid>/schedstat), not utime+stime's 10 ms ticks (a 1 s round of a
+ * saturated core is 100 ticks, ±1 %); falls back to the ticks where schedstat is absent.
+ */
+function cpuSeconds(pids: number[]): number {
+  let t = 0;
+  for (const p of pids) {
+    try {
+      for (const tid of readdirSync(`/proc/${p}/task`)) t += Number(readFileSync(`/proc/${p}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1e9;
+    } catch {
+      try {
+        const f = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
+        t += (Number(f[11]) + Number(f[12])) / 100;
+      } catch { /* gone */ }
+    }
+  }
+  return t;
+}
+
+export interface Result { rps: number; p50: number; p99: number; p999: number; max: number; cpuUs: number; errors: number; rootUs?: number }
+
+export const LUA = `
+done = function(summary, latency, requests)
+  io.write(string.format("RESULT %d %d %d %d %d %d %d\\n", summary.requests, summary.duration,
+    latency:percentile(50), latency:percentile(99), latency:percentile(99.9), latency.max,
+    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout + summary.errors.status))
+end`;
+
+/** One round of load on one target: its requests, latencies, and the CPU its process tree used per request. */
+export interface Round extends Result { n: number; seconds: number }
+
+export async function load(url: string, headers: Record<string, string>, conns: number, seconds: number, pids: number[], root: number, luaFile: string): Promise<Round> {
+  if (WRK) {
+    const hdr = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
+    const [cmd, args] = pinned('1', 'wrk', ['-t1', `-c${conns}`, `-d${seconds}s`, '--timeout', '10s', '-s', luaFile, ...hdr, url]);
+    const cpu0 = cpuSeconds(pids), root0 = cpuSeconds([root]);
+    // Not execFileSync: this process must go on reading the servers' output (their access
+    // logs) while wrk runs, as a log collector does; blocked, it left a server's stdout pipe
+    // full and its log lines dropped for most of a run (until the eighth pass).
+    const { stdout: out } = await execFileAsync(cmd, args, { encoding: 'utf8' });
+    const cpu = cpuSeconds(pids) - cpu0, rootCpu = cpuSeconds([root]) - root0;
+    const [n, us, p50, p99, p999, max, errors] = /RESULT (.*)/.exec(out)![1].split(' ').map(Number);
+    // For a cluster, the primary's share: what counting over IPC costs it per request.
+    return { n, seconds: us / 1e6, rps: n / (us / 1e6), p50: p50 / 1000, p99: p99 / 1000, p999: p999 / 1000, max: max / 1000, cpuUs: (cpu / n) * 1e6, errors, rootUs: (rootCpu / n) * 1e6 };
+  }
+  const cpu0 = cpuSeconds(pids);
+  const r = await autocannon({ url, headers, connections: conns, duration: seconds });
+  const cpu = cpuSeconds(pids) - cpu0;
+  const n = r.requests.total;
+  return { n, seconds: r.duration, rps: n / r.duration, p50: r.latency.p50, p99: r.latency.p99, p999: r.latency.p99_9, max: r.latency.max, cpuUs: (cpu / n) * 1e6, errors: r.errors + r.non2xx };
+}
+
+/** A second of load nothing is measured from (JIT, connections, caches). */
+export async function warmUp(url: string, headers: Record<string, string>, conns: number) {
+  if (!WRK) return void (await autocannon({ url, headers, connections: conns, duration: 1 }));
+  const [cmd, args] = pinned('1', 'wrk', ['-t1', `-c${conns}`, '-d1s', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url]);
+  await execFileAsync(cmd, args, { encoding: 'utf8' });
+}
+
+const execFileAsync = promisify(execFile);
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+/**
+ * A target's rounds as one row: CPU per request and the latency percentiles are the median
+ * of its rounds (a round a neighbour of the VM slowed, 18 → 33 µs for the same server a second
+ * later, moves a median little and a mean much); req/s over all rounds; max the worst of them.
+ */
+export function summarize(rounds: Round[]): Result {
+  const n = rounds.reduce((a, r) => a + r.n, 0), secs = rounds.reduce((a, r) => a + r.seconds, 0);
+  const rootUs = rounds.every((r) => r.rootUs !== undefined) ? median(rounds.map((r) => r.rootUs!)) : undefined;
+  return {
+    rps: n / secs, p50: median(rounds.map((r) => r.p50)), p99: median(rounds.map((r) => r.p99)), p999: median(rounds.map((r) => r.p999)),
+    max: Math.max(...rounds.map((r) => r.max)), cpuUs: median(rounds.map((r) => r.cpuUs)), errors: rounds.reduce((a, r) => a + r.errors, 0), rootUs,
+  };
+}
