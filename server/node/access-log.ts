@@ -70,7 +70,7 @@ export interface Entry {
 }
 
 const MAX_WAITING = 2 ** 20;
-/** What a request logged but not formatted yet is counted as, in bytes (a line is ~230), against MAX_WAITING and FLUSH_BYTES. */
+/** What a request logged but not formatted yet is counted as besides its target, in bytes (a line is ~230 with a short one), against MAX_WAITING and FLUSH_BYTES. */
 const HELD_BYTES = 256;
 
 /** A request logged, its line not made yet: what the line will say, taken when it was logged. */
@@ -100,6 +100,8 @@ export class AccessLog {
   /** Lines made, and requests whose lines are made at the next flush (format()). */
   private waiting = '';
   private held: Held[] = [];
+  /** What the held requests' lines are counted as (HELD_BYTES and each target's length: a flood of long targets stays within MAX_WAITING). */
+  private heldBytes = 0;
   private writing = false;
   private dropped = 0;
   private scheduled = false;
@@ -137,13 +139,14 @@ export class AccessLog {
    */
   log(e: Entry) {
     if (this.opts.sample < 1 && e.status < 500 && Math.random() >= this.opts.sample) return;
-    if (this.waiting.length + this.held.length * HELD_BYTES + (this.stream?.writableLength ?? 0) > MAX_WAITING) {
+    if (this.waiting.length + this.heldBytes + (this.stream?.writableLength ?? 0) > MAX_WAITING) {
       this.dropped++;
       return;
     }
     const at = performance.now();
+    this.heldBytes += HELD_BYTES + e.url.length;
     this.held.push({ id: e.id, method: e.method, url: e.url, status: e.status, bytes: e.bytes, ms: at - e.start, at, key: e.key, lane: e.lane, ip: e.ip, aborted: e.aborted });
-    if (this.waiting.length + this.held.length * HELD_BYTES >= FLUSH_BYTES) this.flush();
+    if (this.waiting.length + this.heldBytes >= FLUSH_BYTES) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
       setTimeout(this.flushLater, FLUSH_MS);
@@ -178,6 +181,7 @@ export class AccessLog {
     const held = this.held;
     if (!held.length) return;
     this.held = [];
+    this.heldBytes = 0;
     // The wall clock of each request from its monotonic `at`, the offset read now: a clock
     // step (NTP, a resumed VM) shows in the next flush's lines, not only after a restart.
     const origin = Date.now() - performance.now();

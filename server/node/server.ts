@@ -220,8 +220,8 @@ function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, 
     out.then((o) => answer(res, r, o), (err) => {
       log(`request ${r.id}: internal error writing ${req.method} ${(req.url ?? '').split('?')[0].slice(0, 200)}: ${(err as Error).stack}`);
       res.destroy();
+      // Logged as the server's failure (the client did not leave first: not `aborted`).
       if (!access) return;
-      r.aborted = true;
       r.status ||= 500;
       access.log(r);
     });
