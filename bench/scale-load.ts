@@ -52,12 +52,44 @@ function cpuSeconds(pids: number[]): number {
 
 export interface Result { rps: number; p50: number; p99: number; p999: number; max: number; cpuUs: number; errors: number; rootUs?: number }
 
+/**
+ * wrk's script. `done` prints what a round measured. `delay` holds each connection's first
+ * request back for SETTLE ms (wrk's own latency clock starts when a request is written, so
+ * the wait is not counted): node 20's libuv (≥ 1.45, libuv PR #3696) accepts one connection
+ * per event-loop turn, so 256 connections opened at once against a server already busy with
+ * the first of them waited up to ~1 s to be accepted, the bare node:http floor as long as
+ * almanac (issue 41, ninth pass: docs/benchmarks.md). With the wait, a round measures the
+ * server's own stalls over connections it has accepted; BENCH_SETTLE_MS=0 measures the
+ * accept ramp as well, as before.
+ */
 export const LUA = `
+local conns, settle, n = 0, 0, 0
+init = function(args)
+  conns = tonumber(args[1]) or 0
+  settle = tonumber(args[2]) or 0
+  -- No hook without a wait: with one, wrk sends every request through a timer.
+  if settle == 0 then delay = nil end
+end
+delay = function()
+  n = n + 1
+  if n <= conns then return settle end
+  return 0
+end
 done = function(summary, latency, requests)
   io.write(string.format("RESULT %d %d %d %d %d %d %d\\n", summary.requests, summary.duration,
     latency:percentile(50), latency:percentile(99), latency:percentile(99.9), latency.max,
     summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout + summary.errors.status))
 end`;
+
+/** How long each connection's first request waits (ms) so every connection is accepted before load starts; 0: none. */
+export const SETTLE_MS = Math.max(0, Number(process.env.BENCH_SETTLE_MS ?? 100));
+/**
+ * The wait applies from 128 connections up. At 32 the accept ramp is short (32 turns of
+ * ~1 ms), and the hook has a cost of its own: wrk then sends every request through a timer,
+ * which changes how requests arrive together at the server, and so the CPU per request
+ * the 32-connection ratios (item 1) compare.
+ */
+const settleFor = (conns: number) => (conns >= 128 ? SETTLE_MS : 0);
 
 /** One round of load on one target: its requests, latencies, and the CPU its process tree used per request. */
 export interface Round extends Result { n: number; seconds: number }
@@ -65,14 +97,15 @@ export interface Round extends Result { n: number; seconds: number }
 export async function load(url: string, headers: Record<string, string>, conns: number, seconds: number, pids: number[], root: number, luaFile: string): Promise<Round> {
   if (WRK) {
     const hdr = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
-    const [cmd, args] = pinned('1', 'wrk', ['-t1', `-c${conns}`, `-d${seconds}s`, '--timeout', '10s', '-s', luaFile, ...hdr, url]);
+    const [cmd, args] = pinned('1', 'wrk', ['-t1', `-c${conns}`, `-d${seconds}s`, '--timeout', '10s', '-s', luaFile, ...hdr, url, '--', String(conns), String(settleFor(conns))]);
     const cpu0 = cpuSeconds(pids), root0 = cpuSeconds([root]);
     // Not execFileSync: this process must go on reading the servers' output (their access
     // logs) while wrk runs, as a log collector does; blocked, it left a server's stdout pipe
     // full and its log lines dropped for most of a run (until the eighth pass).
     const { stdout: out } = await execFileAsync(cmd, args, { encoding: 'utf8' });
     const cpu = cpuSeconds(pids) - cpu0, rootCpu = cpuSeconds([root]) - root0;
-    const [n, us, p50, p99, p999, max, errors] = /RESULT (.*)/.exec(out)![1].split(' ').map(Number);
+    const [n, all, p50, p99, p999, max, errors] = /RESULT (.*)/.exec(out)![1].split(' ').map(Number);
+    const us = all - settleFor(conns) * 1000; // the time requests were sent: req/s over it
     // For a cluster, the primary's share: what counting over IPC costs it per request.
     return { n, seconds: us / 1e6, rps: n / (us / 1e6), p50: p50 / 1000, p99: p99 / 1000, p999: p999 / 1000, max: max / 1000, cpuUs: (cpu / n) * 1e6, errors, rootUs: (rootCpu / n) * 1e6 };
   }

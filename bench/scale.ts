@@ -28,7 +28,12 @@
  * turns in alternating order; a row gives the median round (and max: the worst of them),
  * and the summary each round's ratio beside the median's. wrk runs without blocking this
  * process, which reads the servers' output (almanac's access log) as a log collector would,
- * and reports how much it read and whether a server dropped lines. BENCH_ONLY=name,name limits targets;
+ * and reports how much it read and whether a server dropped lines. From 128 connections up
+ * each connection's first request waits BENCH_SETTLE_MS (default 100) so the server has
+ * accepted every connection before the load starts: node 20 accepts one connection per
+ * event-loop turn, and the ramp of 256 new connections into a busy server, not the server's
+ * own work, was the 256-connection maximum (up to ~1 s, the bare floor's too; ninth pass,
+ * scale-load.ts). BENCH_SETTLE_MS=0 measures with the ramp. BENCH_ONLY=name,name limits targets;
  * BENCH_WORKERS (default 2) sets N; BENCH_SIZES limits the responses ("3.4 KB,64 KB br").
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
