@@ -47,7 +47,7 @@ import { PROJECT_ROOT } from '../pipeline/paths.ts';
 import elements from '../sources/elements.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import { cleanup, quiet, tempDir } from '../test/helpers.ts';
-import { LUA, PIN, WRK, cores, has, load, pinned, summarize, tree, warmUp, type Result, type Round } from './scale-load.ts';
+import { LUA, PIN, SETTLE_MS, WRK, cores, has, load, pinned, summarize, tree, warmUp, type Result, type Round } from './scale-load.ts';
 
 /** Whole seconds: wrk takes no fractions. */
 const SECONDS = Math.max(1, Math.round(Number(process.env.BENCH_SECONDS ?? 1)));
@@ -272,3 +272,15 @@ for (const target of ['almanac 1 process', 'almanac 1 process, access log off'])
   for (const r of ratios) console.log(`  ${r.size}, round by round: ${r.each.map((x) => `${x.toFixed(2)}×`).join(' ')}`);
 }
 if (one && many) console.log(`\n${WORKERS} workers vs 1 process (3.4 KB, ${CONNS[0]} connections): ${(many.rps / one.rps).toFixed(2)}× req/s, ${(one.cpuUs / many.cpuUs).toFixed(2)}× requests per CPU-second`);
+// Issue 41, item 3: the worst round at the largest connection count, per target.
+const big = Math.max(...CONNS);
+if (big >= 128) {
+  const worst = [...new Set(rows.map((x) => x.target))].map((t) => {
+    const rs = rows.filter((x) => x.target === t && x.conns === big);
+    return rs.length ? `${t} ${Math.max(...rs.map((x) => x.r.max)).toFixed(1)} ms` : '';
+  }).filter(Boolean);
+  console.log(`\nWorst maximum at ${big} connections over every response and round${settleNote()}: ${worst.join(', ')} (issue 41's target: ≤ 50 ms)`);
+}
+function settleNote() {
+  return SETTLE_MS ? ` (each connection's first request sent ${SETTLE_MS} ms after it opened, once node had accepted it)` : ' (connections opened under load: node 20 accepts one per event-loop turn)';
+}
