@@ -142,3 +142,32 @@ export function summarize(rounds: Round[]): Result {
     max: Math.max(...rounds.map((r) => r.max)), cpuUs: median(rounds.map((r) => r.cpuUs)), errors: rounds.reduce((a, r) => a + r.errors, 0), rootUs,
   };
 }
+
+/**
+ * BENCH_ALLOC=1: the node targets run with V8's `--trace-gc-nvp`, whose line for each
+ * collection says how many bytes were allocated since the one before (`allocated=`); the
+ * sum over a case's rounds, per request, is what a request allocates. Unlike CPU time on
+ * this VM it does not move from one second to the next, and what a request allocates is
+ * memory it touches (the ninth pass: the floor 8.5 KB, almanac 13.7 KB).
+ */
+export const ALLOC = process.env.BENCH_ALLOC === '1';
+export const allocFlags = ALLOC ? ['--trace-gc-nvp'] : [];
+/** Sums the `allocated=` fields of a process's output, a field cut between two chunks included. */
+export class AllocCount {
+  total = 0;
+  private tail = '';
+  feed(chunk: Buffer) {
+    if (chunk.indexOf('allocated=') === -1 && !this.tail) return;
+    const text = this.tail + chunk.toString('latin1');
+    const re = /\ballocated=(\d+)(?=\s)/g;
+    let m: RegExpExecArray | null;
+    let end = 0;
+    while ((m = re.exec(text))) {
+      this.total += Number(m[1]);
+      end = re.lastIndex;
+    }
+    // A field at the very end may go on in the next chunk.
+    const cut = text.lastIndexOf('allocated=');
+    this.tail = cut >= end ? text.slice(cut) : '';
+  }
+}

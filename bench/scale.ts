@@ -33,7 +33,8 @@
  * accepted every connection before the load starts: node 20 accepts one connection per
  * event-loop turn, and the ramp of 256 new connections into a busy server, not the server's
  * own work, was the 256-connection maximum (up to ~1 s, the bare floor's too; ninth pass,
- * scale-load.ts). BENCH_SETTLE_MS=0 measures with the ramp. BENCH_ONLY=name,name limits targets;
+ * scale-load.ts). BENCH_SETTLE_MS=0 measures with the ramp. BENCH_ALLOC=1 also reports
+ * what each node target allocates per request (V8's --trace-gc-nvp). BENCH_ONLY=name,name limits targets;
  * BENCH_WORKERS (default 2) sets N; BENCH_SIZES limits the responses ("3.4 KB,64 KB br").
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -47,7 +48,7 @@ import { PROJECT_ROOT } from '../pipeline/paths.ts';
 import elements from '../sources/elements.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import { cleanup, quiet, tempDir } from '../test/helpers.ts';
-import { LUA, PIN, SETTLE_MS, WRK, cores, has, load, pinned, summarize, tree, warmUp, type Result, type Round } from './scale-load.ts';
+import { ALLOC, AllocCount, LUA, PIN, SETTLE_MS, WRK, allocFlags, cores, has, load, pinned, summarize, tree, warmUp, type Result, type Round } from './scale-load.ts';
 
 /** Whole seconds: wrk takes no fractions. */
 const SECONDS = Math.max(1, Math.round(Number(process.env.BENCH_SECONDS ?? 1)));
@@ -67,7 +68,7 @@ if (PIN) execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], {
  * searched again on every chunk, work of this process beside the server under test.
  */
 /** Per server: bytes of output drained after it listened, and the access log lines it reported dropped (its reader too slow). */
-const drained = new Map<ChildProcess, { bytes: number; dropped: number }>();
+const drained = new Map<ChildProcess, { bytes: number; dropped: number; alloc: AllocCount }>();
 function started(child: ChildProcess, pattern: RegExp): Promise<number> {
   return new Promise((resolve, reject) => {
     let out = '';
@@ -77,10 +78,11 @@ function started(child: ChildProcess, pattern: RegExp): Promise<number> {
       if (!m) return;
       child.stdout?.off('data', on);
       child.stderr?.off('data', on);
-      const d = { bytes: 0, dropped: 0 };
+      const d = { bytes: 0, dropped: 0, alloc: new AllocCount() };
       drained.set(child, d);
       const count = (chunk: Buffer) => {
         d.bytes += chunk.length;
+        if (ALLOC) d.alloc.feed(chunk);
         for (let i = chunk.indexOf('"dropped":'); i !== -1; i = chunk.indexOf('"dropped":', i + 10)) d.dropped += parseInt(chunk.toString('latin1', i + 10, i + 24), 10) || 0;
       };
       child.stdout?.on('data', count);
@@ -115,7 +117,7 @@ async function almanac(workers: number, env: Record<string, string> = {}) {
   // The compiled server, as `npm run serve` runs it (no tsx loader in the measured process).
   const args = ['lib/server/cli/serve.js', ...(workers > 1 ? ['--workers', String(workers)] : [])];
   // One process: pinned to core 0 like the other single-process servers. N workers use every core.
-  const [cmd, a] = pinned(workers > 1 ? `0-${cores - 1}` : '0', process.execPath, args);
+  const [cmd, a] = pinned(workers > 1 ? `0-${cores - 1}` : '0', process.execPath, [...allocFlags, ...args]);
   const child = spawn(cmd, a, { cwd: PROJECT_ROOT, env: { ...process.env, ALMANAC_DIST: dist, ALMANAC_STATE_DIR: own, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   const port = await started(child, /on http:\/\/[\d.]+:(\d+)/);
@@ -136,7 +138,7 @@ const raw = (url: string, headers: Record<string, string>) => new Promise<{ body
     res.on('data', (c: Buffer) => parts.push(c)).on('end', () => resolve({ body: Buffer.concat(parts), headers: sent })).on('error', reject);
   }).on('error', reject);
 });
-const rows: { target: string; size: string; conns: number; r: Result; rounds: Round[]; load: number }[] = [];
+const rows: { target: string; size: string; conns: number; r: Result; rounds: Round[]; load: number; alloc?: number }[] = [];
 try {
   // The bytes every target serves: almanac's own responses.
   const probe = await almanac(1);
@@ -203,16 +205,21 @@ http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000; d
     for (const conns of CONNS) {
       const rounds = new Map(running.map(({ t }) => [t.name, [] as Round[]]));
       for (const { t, s } of running) await warmUp(s.base + t.path(i), headers, conns);
+      const allocated = () => new Map(running.map(({ t, s }) => [t.name, drained.get(s.child)?.alloc.total ?? 0]));
+      const alloc0 = allocated();
       for (let k = 0; k < ROUNDS; k++) {
         for (const { t, s } of k % 2 ? [...running].reverse() : running) {
           const r = await load(s.base + t.path(i), headers, conns, SECONDS, tree(s.child.pid!), s.child.pid!, luaFile);
           rounds.get(t.name)!.push(r);
         }
       }
+      const alloc1 = allocated();
       for (const { t } of running) {
         const r = summarize(rounds.get(t.name)!);
-        rows.push({ target: t.name, size: size.name, conns, r, rounds: rounds.get(t.name)!, load: loadavg()[0] });
-        console.error(`${t.name} ${size.name} c=${conns}: ${r.rps.toFixed(0)} req/s, ${r.cpuUs.toFixed(1)} µs CPU/req (rounds ${rounds.get(t.name)!.map((x) => x.cpuUs.toFixed(1)).join(' ')}), p99 ${r.p99.toFixed(2)} ms, max ${r.max.toFixed(1)} ms (rounds ${rounds.get(t.name)!.map((x) => x.max.toFixed(0)).join(' ')})${r.errors ? `, ${r.errors} errors` : ''}`);
+        const n = rounds.get(t.name)!.reduce((a, x) => a + x.n, 0);
+        const alloc = ALLOC && alloc1.get(t.name)! > alloc0.get(t.name)! ? (alloc1.get(t.name)! - alloc0.get(t.name)!) / n : undefined;
+        rows.push({ target: t.name, size: size.name, conns, r, rounds: rounds.get(t.name)!, load: loadavg()[0], alloc });
+        console.error(`${t.name} ${size.name} c=${conns}: ${r.rps.toFixed(0)} req/s, ${r.cpuUs.toFixed(1)} µs CPU/req (rounds ${rounds.get(t.name)!.map((x) => x.cpuUs.toFixed(1)).join(' ')}), p99 ${r.p99.toFixed(2)} ms, max ${r.max.toFixed(1)} ms (rounds ${rounds.get(t.name)!.map((x) => x.max.toFixed(0)).join(' ')})${alloc ? `, ${(alloc / 1024).toFixed(1)} KB allocated/req` : ''}${r.errors ? `, ${r.errors} errors` : ''}`);
       }
     }
   }
@@ -237,7 +244,7 @@ function freePort(): Promise<number> {
 }
 
 async function nodeTarget(args: string[]) {
-  const [cmd, a] = pinned('0', process.execPath, ['--import', 'tsx', 'bench/scale-target.ts', ...args]);
+  const [cmd, a] = pinned('0', process.execPath, [...allocFlags, '--import', 'tsx', 'bench/scale-target.ts', ...args]);
   const child = spawn(cmd, a, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child);
   const port = await started(child, /listening (\d+)/);
@@ -270,6 +277,9 @@ for (const target of ['almanac 1 process', 'almanac 1 process, access log off'])
   const worst = Math.min(...ratios.map((r) => r.ratio));
   console.log(`\n${target} per CPU vs the node:http floor at ${CONNS[0]} connections (median rounds): ${ratios.map((r) => `${r.size} ${r.ratio.toFixed(2)}×`).join(', ')}; worst ${worst.toFixed(2)}× (issue 41's target: ≥ 0.9× in all four)`);
   for (const r of ratios) console.log(`  ${r.size}, round by round: ${r.each.map((x) => `${x.toFixed(2)}×`).join(' ')}`);
+}
+if (ALLOC) {
+  console.log(`\nKB allocated per request (V8's --trace-gc-nvp), at ${CONNS[0]} connections: ${[...new Set(rows.filter((x) => x.alloc).map((x) => x.target))].map((t) => `${t} ${SIZES.map((sz) => rows.find((x) => x.target === t && x.size === sz.name && x.conns === CONNS[0])?.alloc).map((a) => (a ? (a / 1024).toFixed(1) : '–')).join(' / ')}`).join('; ')} (${SIZES.map((sz) => sz.name).join(' / ')})`);
 }
 if (one && many) console.log(`\n${WORKERS} workers vs 1 process (3.4 KB, ${CONNS[0]} connections): ${(many.rps / one.rps).toFixed(2)}× req/s, ${(one.cpuUs / many.cpuUs).toFixed(2)}× requests per CPU-second`);
 // Issue 41, item 3: the worst round at the largest connection count, per target.
