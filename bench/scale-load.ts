@@ -157,7 +157,6 @@ export class AllocCount {
   total = 0;
   private tail = '';
   feed(chunk: Buffer) {
-    if (chunk.indexOf('allocated=') === -1 && !this.tail) return;
     const text = this.tail + chunk.toString('latin1');
     const re = /\ballocated=(\d+)(?=\s)/g;
     let m: RegExpExecArray | null;
@@ -166,8 +165,10 @@ export class AllocCount {
       this.total += Number(m[1]);
       end = re.lastIndex;
     }
-    // A field at the very end may go on in the next chunk.
+    // What may go on in the next chunk: a field whose digits are not all here yet, or the
+    // start of its name ("alloc" | "ated=…"); only with BENCH_ALLOC, so the copy is no cost
+    // of an ordinary run.
     const cut = text.lastIndexOf('allocated=');
-    this.tail = cut >= end ? text.slice(cut) : '';
+    this.tail = cut >= end ? text.slice(cut) : text.slice(Math.max(end, text.length - 'allocated='.length));
   }
 }

@@ -292,5 +292,5 @@ if (big >= 128) {
   console.log(`\nWorst maximum at ${big} connections over every response and round${settleNote()}: ${worst.join(', ')} (issue 41's target: ≤ 50 ms)`);
 }
 function settleNote() {
-  return SETTLE_MS ? ` (each connection's first request sent ${SETTLE_MS} ms after it opened, once node had accepted it)` : ' (connections opened under load: node 20 accepts one per event-loop turn)';
+  return SETTLE_MS && WRK ? ` (each connection's first request sent ${SETTLE_MS} ms after it opened, once node had accepted it)` : ' (connections opened under load: node 20 accepts one per event-loop turn)';
 }
