@@ -210,6 +210,20 @@ describe('fault 9: HTTP edges answer with the envelope and the right status', ()
     expect(bodyOf(text).error.code).toBe('bad_request');
   });
 
+  it('headers are read from the raw lines as node would join them: any case, repeated lines joined, an empty Host refused', async () => {
+    const empty = await raw(srv.base, 'GET /healthz HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n');
+    expect(empty.text).toMatch(/^HTTP\/1\.1 400/);
+    expect(bodyOf(empty.text).error.code).toBe('bad_request');
+    // Two Accept-Encoding lines, in two spellings, are one list: br (the second line) is chosen.
+    const two = await raw(srv.base, `GET /apis/elements/Fe HTTP/1.1\r\nHOST: x\r\nX-Service-Key: ${key}\r\nAccept-Encoding: identity\r\naccept-encoding: br\r\nX-REQUEST-ID: Trace.7\r\nConnection: close\r\n\r\n`);
+    expect(two.text).toMatch(/^HTTP\/1\.1 200/);
+    expect(two.text).toMatch(/\r\ncontent-encoding: br\r\n/i);
+    expect(two.text).toMatch(/\r\nx-request-id: Trace\.7\r\n/i);
+    // An HTTP/1.0 request may leave Host out.
+    const old = await raw(srv.base, 'GET /healthz HTTP/1.0\r\n\r\n');
+    expect(old.text).toMatch(/^HTTP\/1\.1 200/);
+  });
+
   it('headers that do not arrive within the timeout get 408 request_timeout in the envelope, in time', async () => {
     const app = createApp({ dist: inject('sharedDist'), stateDir: dir(), log: quiet, headersTimeoutMs: 500 });
     await new Promise<void>((r) => app.server.listen(0, '127.0.0.1', r));
