@@ -33,6 +33,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { fstatSync, write } from 'node:fs';
+import { decimal, hundredths } from '../http/decimal.ts';
 
 export interface AccessLogOptions {
   /** 1: every request; 0.1: one in ten (and every 5xx); 0: off. */
@@ -189,7 +190,7 @@ export class AccessLog {
     for (let i = 0; i < held.length; i++) {
       const e = held[i];
       text += `{"time":"${this.iso(Math.floor(origin + e.at))}","id":"${e.id}","method":"${e.method}",${this.target(e.url)}`
-        + `,"status":${e.status},"bytes":${e.bytes},"ms":${Math.round(e.ms * 100) / 100}${e.key ? `,"key":${JSON.stringify(e.key)}` : ''}${e.lane ? `,"lane":"${e.lane}"` : ''}`
+        + `,"status":${e.status},"bytes":${decimal(e.bytes)},"ms":${hundredths(e.ms)}${e.key ? `,"key":${JSON.stringify(e.key)}` : ''}${e.lane ? `,"lane":"${e.lane}"` : ''}`
         + `${e.ip ? `,"ip":"${e.ip}"` : ''}${e.aborted ? ',"aborted":true' : ''}}\n`;
     }
     this.waiting += text;

@@ -9,6 +9,7 @@
 import { ApiError } from '../http/errors.ts';
 import { MONTHLY_WINDOW_SECONDS, PLANS, monthOf, secondsToMonthEnd } from './plans.ts';
 import type { KeyRecord } from './keys.ts';
+import { decimal } from '../http/decimal.ts';
 
 /** Where the counts live (state/quota.ts QuotaStore; the edge's meter): read a month's count, count a batch. */
 export interface Counts {
@@ -99,7 +100,7 @@ export class Limits implements Charger {
       if (mode === 'admit') {
         // No month check: /api/v1/key answers when the month is used up, a 304 is free.
         b!.tokens -= 1;
-        out[i] = { headers: ['ratelimit-policy', policy, 'ratelimit', `"monthly";r=${Math.max(0, plan.monthly - used)};t=${reset}`], used, lastUsed: this.quota.lastUsed(key.id) };
+        out[i] = { headers: ['ratelimit-policy', policy, 'ratelimit', `"monthly";r=${decimal(Math.max(0, plan.monthly - used))};t=${reset}`], used, lastUsed: this.quota.lastUsed(key.id) };
         continue;
       }
       if (used >= plan.monthly) {
@@ -133,7 +134,7 @@ export class Limits implements Charger {
       const key = keys[i];
       const count = after.get(key.id) ?? this.quota.usedIn(key.id, month);
       after.set(key.id, count - 1);
-      out[i] = { headers: ['ratelimit-policy', clock.policy.get(key.plan)!, 'ratelimit', `"monthly";r=${PLANS[key.plan].monthly - count};t=${reset}`], used: count, lastUsed: Math.floor(now / 1000) };
+      out[i] = { headers: ['ratelimit-policy', clock.policy.get(key.plan)!, 'ratelimit', `"monthly";r=${decimal(PLANS[key.plan].monthly - count)};t=${reset}`], used: count, lastUsed: Math.floor(now / 1000) };
     }
     return out;
   }

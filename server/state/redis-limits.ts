@@ -20,6 +20,7 @@ import { createClient } from '@redis/client';
 import type { Chargeable, Charged } from './limits.ts';
 import { ApiError } from '../http/errors.ts';
 import { MONTHLY_WINDOW_SECONDS, PLANS, monthOf, secondsToMonthEnd } from './plans.ts';
+import { decimal } from '../http/decimal.ts';
 
 // ARGV[3] is the charge mode (auth.ts ChargeMode): count = burst + month + count,
 // admit = burst only (answers {-3, used}), bill = month + count without a burst token.
@@ -118,11 +119,11 @@ export async function redisLimits(url: string, log: (m: string) => void = (m) =>
     if (code === -3) {
       // Admitted, not counted (/api/v1/key, a conditional request): the count as it stands.
       const used = Number(value);
-      return { used, lastUsed: seen.get(key.id), headers: ['ratelimit-policy', policy, 'ratelimit', `"monthly";r=${Math.max(0, plan.monthly - used)};t=${reset}`] };
+      return { used, lastUsed: seen.get(key.id), headers: ['ratelimit-policy', policy, 'ratelimit', `"monthly";r=${decimal(Math.max(0, plan.monthly - used))};t=${reset}`] };
     }
     const at = Math.floor(Date.now() / 1000);
     seen.set(key.id, at);
-    return { used: code, lastUsed: at, headers: ['ratelimit-policy', policy, 'ratelimit', `"monthly";r=${plan.monthly - code};t=${reset}`] };
+    return { used: code, lastUsed: at, headers: ['ratelimit-policy', policy, 'ratelimit', `"monthly";r=${decimal(plan.monthly - code)};t=${reset}`] };
   }
 
   return {
