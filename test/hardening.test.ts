@@ -210,7 +210,7 @@ describe('fault 9: HTTP edges answer with the envelope and the right status', ()
     expect(bodyOf(text).error.code).toBe('bad_request');
   });
 
-  it('headers are read from the raw lines as node would join them: any case, repeated lines joined, an empty Host refused', async () => {
+  it('headers as node joins them: names in any case, repeated Accept-Encoding lines one list, X-Request-Id kept, an empty Host refused, HTTP/1.0 without Host served', async () => {
     const empty = await raw(srv.base, 'GET /healthz HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n');
     expect(empty.text).toMatch(/^HTTP\/1\.1 400/);
     expect(bodyOf(empty.text).error.code).toBe('bad_request');
