@@ -92,28 +92,31 @@ export const SETTLE_MS = Math.max(0, Number(process.env.BENCH_SETTLE_MS ?? 100))
 const settleFor = (conns: number) => (conns >= 128 ? SETTLE_MS : 0);
 
 /** One round of load on one target: its requests, latencies, and the CPU its process tree used per request. */
-export interface Round extends Result { n: number; seconds: number }
+/** `from`, `to`: the wall clock (ms) when wrk started and ended, to set the round beside a server's collections (gc-marks.mjs). */
+export interface Round extends Result { n: number; seconds: number; from: number; to: number }
 
 export async function load(url: string, headers: Record<string, string>, conns: number, seconds: number, pids: number[], root: number, luaFile: string): Promise<Round> {
   if (WRK) {
     const hdr = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
     const [cmd, args] = pinned('1', 'wrk', ['-t1', `-c${conns}`, `-d${seconds}s`, '--timeout', '10s', '-s', luaFile, ...hdr, url, '--', String(conns), String(settleFor(conns))]);
     const cpu0 = cpuSeconds(pids), root0 = cpuSeconds([root]);
+    const from = Date.now();
     // Not execFileSync: this process must go on reading the servers' output (their access
     // logs) while wrk runs, as a log collector does; blocked, it left a server's stdout pipe
     // full and its log lines dropped for most of a run (until the eighth pass).
     const { stdout: out } = await execFileAsync(cmd, args, { encoding: 'utf8' });
+    const to = Date.now();
     const cpu = cpuSeconds(pids) - cpu0, rootCpu = cpuSeconds([root]) - root0;
     const [n, all, p50, p99, p999, max, errors] = /RESULT (.*)/.exec(out)![1].split(' ').map(Number);
     const us = all - settleFor(conns) * 1000; // the time requests were sent: req/s over it
     // For a cluster, the primary's share: what counting over IPC costs it per request.
-    return { n, seconds: us / 1e6, rps: n / (us / 1e6), p50: p50 / 1000, p99: p99 / 1000, p999: p999 / 1000, max: max / 1000, cpuUs: (cpu / n) * 1e6, errors, rootUs: (rootCpu / n) * 1e6 };
+    return { n, seconds: us / 1e6, rps: n / (us / 1e6), p50: p50 / 1000, p99: p99 / 1000, p999: p999 / 1000, max: max / 1000, cpuUs: (cpu / n) * 1e6, errors, rootUs: (rootCpu / n) * 1e6, from, to };
   }
-  const cpu0 = cpuSeconds(pids);
+  const cpu0 = cpuSeconds(pids), from = Date.now();
   const r = await autocannon({ url, headers, connections: conns, duration: seconds });
-  const cpu = cpuSeconds(pids) - cpu0;
+  const cpu = cpuSeconds(pids) - cpu0, to = Date.now();
   const n = r.requests.total;
-  return { n, seconds: r.duration, rps: n / r.duration, p50: r.latency.p50, p99: r.latency.p99, p999: r.latency.p99_9, max: r.latency.max, cpuUs: (cpu / n) * 1e6, errors: r.errors + r.non2xx };
+  return { n, seconds: r.duration, rps: n / r.duration, p50: r.latency.p50, p99: r.latency.p99, p999: r.latency.p99_9, max: r.latency.max, cpuUs: (cpu / n) * 1e6, errors: r.errors + r.non2xx, from, to };
 }
 
 /** A second of load nothing is measured from (JIT, connections, caches). */

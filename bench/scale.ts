@@ -48,6 +48,7 @@ import { PROJECT_ROOT } from '../pipeline/paths.ts';
 import elements from '../sources/elements.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import { cleanup, quiet, tempDir } from '../test/helpers.ts';
+import { gcLine, gcWatch, readMarks, type Mark } from './scale-gc.ts';
 import { ALLOC, AllocCount, LUA, PIN, SETTLE_MS, WRK, allocFlags, cores, has, load, pinned, summarize, tree, warmUp, type Result, type Round } from './scale-load.ts';
 
 /** Whole seconds: wrk takes no fractions. */
@@ -107,6 +108,9 @@ const auth = { 'x-service-key': key };
 const luaFile = path.join(work, 'report.lua');
 writeFileSync(luaFile, LUA);
 const children: ChildProcess[] = [];
+/** Per target name: the file where its full collections are written (scale-gc.ts), and what they were, read before the work folder goes. */
+const gcFiles = new Map<string, string>();
+const gcMarks = new Map<string, Mark[]>();
 const kill = (c: ChildProcess) => new Promise((r) => { if (c.exitCode !== null || c.signalCode !== null) return r(null); c.once('exit', r); c.kill('SIGTERM'); });
 
 /** Each almanac target gets its own copy of the state folder: they run at once, and a state folder has one server. */
@@ -117,11 +121,12 @@ async function almanac(workers: number, env: Record<string, string> = {}) {
   // The compiled server, as `npm run serve` runs it (no tsx loader in the measured process).
   const args = ['lib/server/cli/serve.js', ...(workers > 1 ? ['--workers', String(workers)] : [])];
   // One process: pinned to core 0 like the other single-process servers. N workers use every core.
-  const [cmd, a] = pinned(workers > 1 ? `0-${cores - 1}` : '0', process.execPath, [...allocFlags, ...args]);
-  const child = spawn(cmd, a, { cwd: PROJECT_ROOT, env: { ...process.env, ALMANAC_DIST: dist, ALMANAC_STATE_DIR: own, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const gc = gcWatch(work);
+  const [cmd, a] = pinned(workers > 1 ? `0-${cores - 1}` : '0', process.execPath, [...allocFlags, ...gc.flags, ...args]);
+  const child = spawn(cmd, a, { cwd: PROJECT_ROOT, env: { ...process.env, ALMANAC_DIST: dist, ALMANAC_STATE_DIR: own, PORT: '0', ...gc.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   const port = await started(child, /on http:\/\/[\d.]+:(\d+)/);
-  return { child, base: `http://127.0.0.1:${port}` };
+  return { child, base: `http://127.0.0.1:${port}`, gc: gc.file };
 }
 
 const SIZES = [
@@ -151,7 +156,7 @@ try {
   }
   await kill(probe.child);
 
-  const targets: { name: string; start: () => Promise<{ child: ChildProcess; base: string }>; path: (i: number) => string }[] = [];
+  const targets: { name: string; start: () => Promise<{ child: ChildProcess; base: string; gc?: string }>; path: (i: number) => string }[] = [];
   if (has('nginx')) {
     targets.push({
       name: 'nginx', path: (i) => `/r${i}.json`,
@@ -195,8 +200,9 @@ http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000; d
   // connection count is measured on all targets back to back: the ratios compare runs a
   // few seconds apart, not minutes, which matters on a VM whose speed drifts (the same
   // node:http floor measured 14.8 and 19.2 µs per request within one hour).
-  const running: { t: (typeof targets)[number]; s: { child: ChildProcess; base: string } }[] = [];
+  const running: { t: (typeof targets)[number]; s: { child: ChildProcess; base: string; gc?: string } }[] = [];
   for (const t of targets) if (!ONLY || ONLY.some((o) => t.name.startsWith(o))) running.push({ t, s: await t.start() });
+  for (const { t, s } of running) if (s.gc) gcFiles.set(t.name, s.gc);
   for (const [i, size] of SIZES.entries()) {
     if (SIZE_ONLY && !SIZE_ONLY.includes(size.name)) continue;
     // Every target gets the same request bytes (the key, and Accept-Encoding for br), which
@@ -228,6 +234,7 @@ http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000; d
     if (d?.bytes) console.error(`${t.name}: ${(d.bytes / 2 ** 20).toFixed(1)} MiB of output read while measured${d.dropped ? `, ${d.dropped} access log lines dropped (its reader too slow)` : ', no access log line dropped'}`);
   }
   for (const { s } of running) await kill(s.child);
+  for (const [name, file] of gcFiles) gcMarks.set(name, readMarks(file));
 } finally {
   for (const c of children) await kill(c);
   cleanup(work);
@@ -244,11 +251,12 @@ function freePort(): Promise<number> {
 }
 
 async function nodeTarget(args: string[]) {
-  const [cmd, a] = pinned('0', process.execPath, [...allocFlags, '--import', 'tsx', 'bench/scale-target.ts', ...args]);
-  const child = spawn(cmd, a, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const gc = gcWatch(work);
+  const [cmd, a] = pinned('0', process.execPath, [...allocFlags, ...gc.flags, '--import', 'tsx', 'bench/scale-target.ts', ...args]);
+  const child = spawn(cmd, a, { cwd: PROJECT_ROOT, env: { ...process.env, ...gc.env }, stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child);
   const port = await started(child, /listening (\d+)/);
-  return { child, base: `http://127.0.0.1:${port}` };
+  return { child, base: `http://127.0.0.1:${port}`, gc: gc.file };
 }
 
 const find = (target: string, size: string, conns: number) => rows.find((x) => x.target.startsWith(target) && x.size === size && x.conns === conns)?.r;
@@ -290,6 +298,12 @@ if (big >= 128) {
     return rs.length ? `${t} ${Math.max(...rs.map((x) => x.r.max)).toFixed(1)} ms` : '';
   }).filter(Boolean);
   console.log(`\nWorst maximum at ${big} connections over every response and round${settleNote()}: ${worst.join(', ')} (issue 41's target: ≤ 50 ms)`);
+  console.log(`Full collections (mark-compact) of each node target beside its ${big}-connection rounds (bench/gc-marks.mjs):`);
+  for (const [t, marks] of gcMarks) {
+    const rs = rows.filter((x) => x.target === t && x.conns === big).flatMap((x) => x.rounds);
+    if (rs.length) console.log(`  ${gcLine(t, rs, marks)}`);
+  }
+
 }
 function settleNote() {
   return SETTLE_MS && WRK ? ` (each connection's first request sent ${SETTLE_MS} ms after it opened, once node had accepted it)` : ' (connections opened under load: node 20 accepts one per event-loop turn)';
