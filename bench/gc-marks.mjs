@@ -1,20 +1,30 @@
 /**
  * Loaded with --import into the node servers bench/scale.ts measures (the floor, sirv and
- * almanac alike): each full collection (mark-compact) appended to BENCH_GC_FILE as its
- * wall-clock start (ms since the epoch) and its pause (ms), one line each. scale.ts then says
- * which of the worst rounds held one (issue 41, item 3: at 256 connections the rounds over
- * 30 ms were the rounds holding a mark-compact). Plain JavaScript: the compiled server runs
- * without tsx. A few lines a minute; the observer's cost per collection is a few µs.
+ * almanac alike), it writes to BENCH_GC_FILE, one line each:
+ *   gc <start> <pause> <pid>     each full collection (mark-compact);
+ *   stall <start> <ms> <pid>     each time the event loop was held STALL_MS or more (a 10 ms
+ *                                timer that late), whatever held it.
+ * Times in ms, starts on the wall clock. scale.ts then says what the worst rounds held
+ * (issue 41, item 3): a full collection, another stall of the server's loop, or neither
+ * (the delay was not in the server's loop). Plain JavaScript: the compiled server runs
+ * without tsx. A few lines a minute, and a timer a server does not wait for (unref).
  */
 import { appendFileSync } from 'node:fs';
 import { PerformanceObserver, constants, performance } from 'node:perf_hooks';
 
+/** At 256 connections one event-loop turn holds every connection's request: 10–25 ms here. */
+const STALL_MS = 30;
 const file = process.env.BENCH_GC_FILE;
 if (file) {
+  const write = (kind, at, ms) => appendFileSync(file, `${kind} ${at.toFixed(1)} ${ms.toFixed(2)} ${process.pid}\n`);
   new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) {
-      if (e.detail?.kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
-      appendFileSync(file, `${(performance.timeOrigin + e.startTime).toFixed(1)} ${e.duration.toFixed(2)} ${process.pid}\n`);
-    }
+    for (const e of list.getEntries()) if (e.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) write('gc', performance.timeOrigin + e.startTime, e.duration);
   }).observe({ entryTypes: ['gc'] });
+  let last = performance.now();
+  setInterval(() => {
+    const now = performance.now();
+    const late = now - last - 10;
+    if (late >= STALL_MS) write('stall', performance.timeOrigin + last + 10, late);
+    last = now;
+  }, 10).unref();
 }
