@@ -92,25 +92,49 @@ export const SETTLE_MS = Math.max(0, Number(process.env.BENCH_SETTLE_MS ?? 100))
 const settleFor = (conns: number) => (conns >= 128 ? SETTLE_MS : 0);
 
 /** One round of load on one target: its requests, latencies, and the CPU its process tree used per request. */
-/** `from`, `to`: the wall clock (ms) when wrk started and ended, to set the round beside a server's collections (gc-marks.mjs). */
-export interface Round extends Result { n: number; seconds: number; from: number; to: number }
+/**
+ * `from`, `to`: the wall clock (ms) when wrk started and ended, to set the round beside a
+ * server's collections (gc-marks.mjs); `othersMs`: CPU the other targets used meanwhile.
+ */
+export interface Round extends Result { n: number; seconds: number; from: number; to: number; othersMs?: number }
 
-export async function load(url: string, headers: Record<string, string>, conns: number, seconds: number, pids: number[], root: number, luaFile: string): Promise<Round> {
+/**
+ * Waits until the `others` (every target but the one about to be measured) have used under
+ * 1 ms of CPU in each 25 ms for QUIET_MS together, at most 3 s. A target's work after its
+ * own round (a full collection's marking, a log flush) ran on the pinned core during the
+ * next target's round: in three runs of the tenth pass' fourth kind, the floor's two rounds
+ * over 50 ms both came right after sirv's, whose every 256-connection round held a full
+ * collection (docs/benchmarks.md, "Hot path, eleventh pass"). Returns the ms waited.
+ */
+export const QUIET_MS = 100;
+export async function othersQuiet(others: number[], maxMs = 3000): Promise<number> {
+  const start = Date.now();
+  let prev = cpuSeconds(others), since = start;
+  while (Date.now() - since < QUIET_MS && Date.now() - start < maxMs) {
+    await new Promise((r) => setTimeout(r, 25));
+    const now = cpuSeconds(others);
+    if (now - prev > 0.001) since = Date.now();
+    prev = now;
+  }
+  return Date.now() - start;
+}
+
+export async function load(url: string, headers: Record<string, string>, conns: number, seconds: number, pids: number[], root: number, luaFile: string, others: number[] = []): Promise<Round> {
   if (WRK) {
     const hdr = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
     const [cmd, args] = pinned('1', 'wrk', ['-t1', `-c${conns}`, `-d${seconds}s`, '--timeout', '10s', '-s', luaFile, ...hdr, url, '--', String(conns), String(settleFor(conns))]);
-    const cpu0 = cpuSeconds(pids), root0 = cpuSeconds([root]);
+    const cpu0 = cpuSeconds(pids), root0 = cpuSeconds([root]), others0 = cpuSeconds(others);
     const from = Date.now();
     // Not execFileSync: this process must go on reading the servers' output (their access
     // logs) while wrk runs, as a log collector does; blocked, it left a server's stdout pipe
     // full and its log lines dropped for most of a run (until the eighth pass).
     const { stdout: out } = await execFileAsync(cmd, args, { encoding: 'utf8' });
     const to = Date.now();
-    const cpu = cpuSeconds(pids) - cpu0, rootCpu = cpuSeconds([root]) - root0;
+    const cpu = cpuSeconds(pids) - cpu0, rootCpu = cpuSeconds([root]) - root0, othersMs = (cpuSeconds(others) - others0) * 1000;
     const [n, all, p50, p99, p999, max, errors] = /RESULT (.*)/.exec(out)![1].split(' ').map(Number);
     const us = all - settleFor(conns) * 1000; // the time requests were sent: req/s over it
     // For a cluster, the primary's share: what counting over IPC costs it per request.
-    return { n, seconds: us / 1e6, rps: n / (us / 1e6), p50: p50 / 1000, p99: p99 / 1000, p999: p999 / 1000, max: max / 1000, cpuUs: (cpu / n) * 1e6, errors, rootUs: (rootCpu / n) * 1e6, from, to };
+    return { n, seconds: us / 1e6, rps: n / (us / 1e6), p50: p50 / 1000, p99: p99 / 1000, p999: p999 / 1000, max: max / 1000, cpuUs: (cpu / n) * 1e6, errors, rootUs: (rootCpu / n) * 1e6, from, to, othersMs };
   }
   const cpu0 = cpuSeconds(pids), from = Date.now();
   const r = await autocannon({ url, headers, connections: conns, duration: seconds });

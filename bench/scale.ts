@@ -33,7 +33,11 @@
  * accepted every connection before the load starts: node 20 accepts one connection per
  * event-loop turn, and the ramp of 256 new connections into a busy server, not the server's
  * own work, was the 256-connection maximum (up to ~1 s, the bare floor's too; ninth pass,
- * scale-load.ts). BENCH_SETTLE_MS=0 measures with the ramp. BENCH_ALLOC=1 also reports
+ * scale-load.ts). BENCH_SETTLE_MS=0 measures with the ramp. Each round starts once the other
+ * targets have been quiet for 100 ms, the node targets run without V8's memory reducer (an
+ * idle target's full collection landed in another's round on the shared core), and each
+ * node target's full collections and event-loop stalls are set beside its 256-connection
+ * rounds (scale-gc.ts; eleventh pass). BENCH_ALLOC=1 also reports
  * what each node target allocates per request (V8's --trace-gc-nvp). BENCH_ONLY=name,name limits targets;
  * BENCH_WORKERS (default 2) sets N; BENCH_SIZES limits the responses ("3.4 KB,64 KB br").
  */
@@ -49,7 +53,7 @@ import elements from '../sources/elements.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import { cleanup, quiet, tempDir } from '../test/helpers.ts';
 import { gcLine, gcWatch, readMarks, type Mark } from './scale-gc.ts';
-import { ALLOC, AllocCount, LUA, PIN, SETTLE_MS, WRK, allocFlags, cores, has, load, pinned, summarize, tree, warmUp, type Result, type Round } from './scale-load.ts';
+import { ALLOC, AllocCount, LUA, PIN, SETTLE_MS, WRK, allocFlags, cores, has, load, pinned, othersQuiet, summarize, tree, warmUp, type Result, type Round } from './scale-load.ts';
 
 /** Whole seconds: wrk takes no fractions. */
 const SECONDS = Math.max(1, Math.round(Number(process.env.BENCH_SECONDS ?? 1)));
@@ -215,7 +219,10 @@ http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000; d
       const alloc0 = allocated();
       for (let k = 0; k < ROUNDS; k++) {
         for (const { t, s } of k % 2 ? [...running].reverse() : running) {
-          const r = await load(s.base + t.path(i), headers, conns, SECONDS, tree(s.child.pid!), s.child.pid!, luaFile);
+          // Each round on a quiet core: the other targets done with their own rounds' work.
+          const others = running.filter((x) => x.s !== s).flatMap((x) => tree(x.s.child.pid!));
+          await othersQuiet(others);
+          const r = await load(s.base + t.path(i), headers, conns, SECONDS, tree(s.child.pid!), s.child.pid!, luaFile, others);
           rounds.get(t.name)!.push(r);
         }
       }

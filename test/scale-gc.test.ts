@@ -44,5 +44,7 @@ describe('what the server held beside the bench rounds', () => {
     const rounds = [round(1000, 2000, 62.2), round(3000, 4000, 75.0), round(5000, 6000, 31.0), round(7000, 8000, 20.5), round(9000, 10000, 51)];
     expect(gcLine('almanac', rounds, marks)).toBe('almanac: 2 of 5 rounds held a full collection (pauses 8.1–10.2 ms), worst max 62.2 ms with one, 75.0 ms without; over 50 ms: 3 (1 holding a collection, 1 a stall of the loop without one (stalls up to 62 ms), 1 neither)');
     expect(gcLine('floor', rounds.slice(3, 4), [])).toBe('floor: 0 of 1 rounds held a full collection, worst max – with one, 20.5 ms without; over 50 ms: 0 (0 holding a collection, 0 a stall of the loop without one, 0 neither)');
+    const measured = [{ ...rounds[3], othersMs: 0.4 }, { ...rounds[2], othersMs: 3.25 }];
+    expect(gcLine('nginx', measured, [])).toMatch(/; the other targets' CPU during its rounds at most 3\.3 ms$/);
   });
 });
