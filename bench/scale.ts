@@ -44,7 +44,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { build } from '../server/cli/build.ts';
@@ -53,6 +52,7 @@ import elements from '../sources/elements.ts';
 import { KeyStore } from '../server/state/keys.ts';
 import { cleanup, quiet, tempDir } from '../test/helpers.ts';
 import { gcLine, gcWatch, readMarks, type Mark } from './scale-gc.ts';
+import { startNginx } from './scale-nginx.ts';
 import { ALLOC, AllocCount, LUA, PIN, SETTLE_MS, WRK, allocFlags, cores, has, load, pinned, othersQuiet, summarize, tree, warmUp, type Result, type Round } from './scale-load.ts';
 
 /** Whole seconds: wrk takes no fractions. */
@@ -162,35 +162,7 @@ try {
 
   const targets: { name: string; start: () => Promise<{ child: ChildProcess; base: string; gc?: string }>; path: (i: number) => string }[] = [];
   if (has('nginx')) {
-    targets.push({
-      name: 'nginx', path: (i) => `/r${i}.json`,
-      start: async () => {
-        const port = await freePort();
-        const conf = path.join(work, 'nginx.conf');
-        mkdirSync(path.join(work, 'nginx'), { recursive: true });
-        // One worker, as node's one process: per-core comparison.
-        writeFileSync(conf, `daemon off; worker_processes 1; pid ${work}/nginx/pid; error_log stderr error;
-events { worker_connections 1024; }
-http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000; default_type application/json;
-  client_body_temp_path ${work}/nginx; proxy_temp_path ${work}/nginx; fastcgi_temp_path ${work}/nginx; uwsgi_temp_path ${work}/nginx; scgi_temp_path ${work}/nginx;
-  server { listen 127.0.0.1:${port}; root ${files}; } }
-`);
-        const [cmd, a] = pinned('0', 'nginx', ['-c', conf, '-p', work]);
-        const child = spawn(cmd, a, { stdio: ['ignore', 'inherit', 'inherit'] });
-        children.push(child);
-        for (let i = 0; ; i++) {
-          try {
-            const r = await fetch(`http://127.0.0.1:${port}/r0.json`);
-            if (r.status !== 200) throw new Error(`nginx answered ${r.status}`);
-            break;
-          } catch (err) {
-            if (i > 50) throw err;
-            await new Promise((r) => setTimeout(r, 100));
-          }
-        }
-        return { child, base: `http://127.0.0.1:${port}` };
-      },
-    });
+    targets.push({ name: 'nginx', path: (i) => `/r${i}.json`, start: () => startNginx(work, files, children) });
   } else console.log('nginx not installed: its rows are skipped (apt-get install -y nginx)');
   targets.push(
     { name: 'node:http', path: (i) => `/r${i}`, start: async () => nodeTarget(['floor', files]) },
@@ -245,16 +217,6 @@ http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000; d
 } finally {
   for (const c of children) await kill(c);
   cleanup(work);
-}
-
-/** A port nothing listens on now (nginx needs one in its config). */
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function nodeTarget(args: string[]) {
