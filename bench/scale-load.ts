@@ -91,20 +91,21 @@ export const SETTLE_MS = Math.max(0, Number(process.env.BENCH_SETTLE_MS ?? 100))
  */
 const settleFor = (conns: number) => (conns >= 128 ? SETTLE_MS : 0);
 
-/** One round of load on one target: its requests, latencies, and the CPU its process tree used per request. */
 /**
- * `from`, `to`: the wall clock (ms) when wrk started and ended, to set the round beside a
- * server's collections (gc-marks.mjs); `othersMs`: CPU the other targets used meanwhile.
+ * One round of load on one target: its requests, latencies, and the CPU its process tree
+ * used per request; `from`, `to`: the wall clock (ms) when the load started and ended, to
+ * set the round beside a server's collections (gc-marks.mjs); `othersMs`: CPU the other
+ * targets used meanwhile.
  */
 export interface Round extends Result { n: number; seconds: number; from: number; to: number; othersMs?: number }
 
 /**
  * Waits until the `others` (every target but the one about to be measured) have used under
- * 1 ms of CPU in each 25 ms for QUIET_MS together, at most 3 s. A target's work after its
- * own round (a full collection's marking, a log flush) ran on the pinned core during the
- * next target's round: in three runs of the tenth pass' fourth kind, the floor's two rounds
- * over 50 ms both came right after sirv's, whose every 256-connection round held a full
- * collection (docs/benchmarks.md, "Hot path, eleventh pass"). Returns the ms waited.
+ * 1 ms of CPU in each 25 ms for QUIET_MS together, at most 3 s, so a target's work after
+ * its own round (a collection's marking, a log flush) does not run on the pinned core in
+ * the next target's round: before this, the floor's two rounds over 50 ms in three runs
+ * both came right after sirv's (docs/benchmarks.md, "Hot path, eleventh pass"). Returns
+ * the ms waited.
  */
 export const QUIET_MS = 100;
 export async function othersQuiet(others: number[], maxMs = 3000): Promise<number> {

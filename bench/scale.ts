@@ -112,7 +112,7 @@ const auth = { 'x-service-key': key };
 const luaFile = path.join(work, 'report.lua');
 writeFileSync(luaFile, LUA);
 const children: ChildProcess[] = [];
-/** Per target name: the file where its full collections are written (scale-gc.ts), and what they were, read before the work folder goes. */
+/** Per target name: the file where its full collections and stalls are written (scale-gc.ts), and what they were, read before the work folder goes. */
 const gcFiles = new Map<string, string>();
 const gcMarks = new Map<string, Mark[]>();
 const kill = (c: ChildProcess) => new Promise((r) => { if (c.exitCode !== null || c.signalCode !== null) return r(null); c.once('exit', r); c.kill('SIGTERM'); });
@@ -267,12 +267,11 @@ if (big >= 128) {
     return rs.length ? `${t} ${Math.max(...rs.map((x) => x.r.max)).toFixed(1)} ms` : '';
   }).filter(Boolean);
   console.log(`\nWorst maximum at ${big} connections over every response and round${settleNote()}: ${worst.join(', ')} (issue 41's target: ≤ 50 ms)`);
-  console.log(`Full collections (mark-compact) of each node target beside its ${big}-connection rounds (bench/gc-marks.mjs):`);
+  console.log(`Full collections (mark-compact) and event-loop stalls of each node target beside its ${big}-connection rounds (bench/gc-marks.mjs):`);
   for (const [t, marks] of gcMarks) {
     const rs = rows.filter((x) => x.target === t && x.conns === big).flatMap((x) => x.rounds);
     if (rs.length) console.log(`  ${gcLine(t, rs, marks)}`);
   }
-
 }
 function settleNote() {
   return SETTLE_MS && WRK ? ` (each connection's first request sent ${SETTLE_MS} ms after it opened, once node had accepted it)` : ' (connections opened under load: node 20 accepts one per event-loop turn)';
