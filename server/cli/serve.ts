@@ -16,7 +16,7 @@ import { TurnBatcher } from '../state/limits.ts';
 import { runPrimary, runWorker, workerCount } from '../node/cluster.ts';
 import type { Release } from '../release/release.ts';
 import { fsReleaseAt } from '../release/fs-reader.ts';
-import { applyHeapGrowth, givenToNode, heapHeadroom, keepHeapHeadroom } from '../node/heap.ts';
+import { applyHeapGrowth, gcOnMainThread, givenToNode, heapHeadroom, keepHeapHeadroom } from '../node/heap.ts';
 import { warmPasses } from '../api/v1/study-warm.ts';
 import { AccessLog, accessLogSample } from '../node/access-log.ts';
 import { drainMs, stopOnSignals } from '../node/stop.ts';
@@ -42,8 +42,12 @@ function options(env: NodeJS.ProcessEnv, args: string[]) {
   return { values, opts, host: env.HOST ?? '127.0.0.1', port: Number(env.PORT ?? 8080) };
 }
 
-/** The heap's growing factor (node/heap.ts), with its headroom kept when the factor is ours (not node's own, not V8's choice). */
+/**
+ * The heap's growing factor (node/heap.ts), with its headroom kept when the factor is ours
+ * (not node's own, not V8's choice); on one CPU, V8's collector on the main thread.
+ */
 function serverHeap(env: NodeJS.ProcessEnv) {
+  gcOnMainThread(env);
   const headroom = heapHeadroom(env);
   const percent = applyHeapGrowth(env);
   if (percent !== null && !givenToNode(env)) keepHeapHeadroom(percent, headroom);

@@ -12,6 +12,8 @@
  * only collects sooner, and the heap may still grow as far as the live data needs.
  * The flag is read by V8 at every collection, so setting it at start-up takes effect.
  */
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import v8 from 'node:v8';
 
@@ -96,4 +98,48 @@ export function keepHeapHeadroom(base: number, headroom: number): number {
   });
   keeping.observe({ entryTypes: ['gc'] });
   return set;
+}
+
+/**
+ * What --single-threaded-gc turns off, less --no-parallel-marking, which V8 refuses once
+ * running (the process ends in a trap): marking, sweeping and compaction then run on the
+ * main thread, in V8's own steps and pauses (issue 41, item 3).
+ */
+export const MAIN_THREAD_GC_FLAGS = ['--no-concurrent-marking', '--no-parallel-scavenge', '--no-concurrent-sweeping', '--no-parallel-compaction', '--no-parallel-pointer-update', '--no-concurrent-array-buffer-sweeping'];
+
+/**
+ * The CPUs this process may use: its affinity (taskset, a cpuset), and a cgroup's CPU quota
+ * (a container's `--cpus`), which node 20's availableParallelism does not read.
+ */
+export function cpusAvailable(read: (path: string) => string = (p) => readFileSync(p, 'utf8')): number {
+  let n = availableParallelism();
+  const quota = (q: number, period: number) => {
+    if (q > 0 && period > 0) n = Math.min(n, Math.max(1, Math.ceil(q / period)));
+  };
+  try {
+    const [q, period] = read('/sys/fs/cgroup/cpu.max').trim().split(/\s+/); // cgroup v2: "max 100000" or "150000 100000"
+    if (q !== 'max') quota(Number(q), Number(period));
+  } catch {
+    try { quota(Number(read('/sys/fs/cgroup/cpu/cpu.cfs_quota_us')), Number(read('/sys/fs/cgroup/cpu/cpu.cfs_period_us'))); } catch { /* no cgroup: the affinity */ }
+  }
+  return n;
+}
+
+/**
+ * ALMANAC_GC_MAIN_THREAD: `auto` (the default: when the process has one CPU), `on` or `off`.
+ * On one CPU V8's background collector threads take turns with the event loop: at 256
+ * connections on one pinned core, the loop lost the CPU to concurrent marking for 66–88 ms
+ * per full collection and requests waited 46–50 ms, against 25–32 ms with the work on the
+ * main thread (docs/benchmarks.md, "Hot path, twelfth pass"). On two CPUs or more the
+ * threads run beside the loop: leave them. Returns whether the flags are in force; node
+ * given --single-threaded-gc itself (or any of the flags above) is left as it is.
+ */
+export function gcOnMainThread(env: NodeJS.ProcessEnv = process.env, cpus: () => number = cpusAvailable, execArgv: string[] = process.execArgv): boolean {
+  const raw = (env.ALMANAC_GC_MAIN_THREAD ?? 'auto').trim();
+  if (!['auto', 'on', 'off'].includes(raw)) throw new Error(`ALMANAC_GC_MAIN_THREAD must be auto, on or off (got ${JSON.stringify(raw.slice(0, 40))})`);
+  const given = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].map((a) => a.replace(/_/g, '-'));
+  if (given.includes('--single-threaded-gc')) return true;
+  if (raw === 'off' || (raw === 'auto' && cpus() > 1)) return false;
+  for (const f of MAIN_THREAD_GC_FLAGS) if (!given.some((g) => g === f || g === `--${f.slice(5)}`)) v8.setFlagsFromString(f);
+  return true;
 }
