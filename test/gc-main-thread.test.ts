@@ -24,19 +24,29 @@ describe('when the collector moves to the main thread', () => {
     expect(gcOnMainThread({ NODE_OPTIONS: '--single_threaded_gc' }, () => 8, [])).toBe(true);
   });
 
-  it('counts the CPUs from the affinity and a cgroup quota, whichever is fewer', () => {
+  it('counts the CPUs from the affinity and the cgroup quotas on the way up, whichever is fewest', () => {
     const aff = availableParallelism();
     const files = (f: Record<string, string>) => (p: string) => {
       if (!(p in f)) throw new Error('ENOENT');
       return f[p];
     };
+    const v2 = (own: string, max: Record<string, string>) => files({ '/proc/self/cgroup': `0::${own}\n`, ...Object.fromEntries(Object.entries(max).map(([d, m]) => [`/sys/fs/cgroup${d}/cpu.max`, `${m}\n`])) });
     expect(cpusAvailable(files({}))).toBe(aff);
-    expect(cpusAvailable(files({ '/sys/fs/cgroup/cpu.max': 'max 100000\n' }))).toBe(aff);
-    expect(cpusAvailable(files({ '/sys/fs/cgroup/cpu.max': '50000 100000\n' }))).toBe(1);
-    expect(cpusAvailable(files({ '/sys/fs/cgroup/cpu.max': '100000 100000\n' }))).toBe(1);
-    expect(cpusAvailable(files({ '/sys/fs/cgroup/cpu.max': '150000 100000\n' }))).toBe(Math.min(aff, 2));
-    expect(cpusAvailable(files({ '/sys/fs/cgroup/cpu/cpu.cfs_quota_us': '100000\n', '/sys/fs/cgroup/cpu/cpu.cfs_period_us': '100000\n' }))).toBe(1);
-    expect(cpusAvailable(files({ '/sys/fs/cgroup/cpu/cpu.cfs_quota_us': '-1\n', '/sys/fs/cgroup/cpu/cpu.cfs_period_us': '100000\n' }))).toBe(aff);
+    expect(cpusAvailable(v2('/', { '': 'max 100000' }))).toBe(aff);
+    expect(cpusAvailable(v2('/', { '': '50000 100000' }))).toBe(1);
+    expect(cpusAvailable(v2('/', { '': '100000 100000' }))).toBe(1);
+    expect(cpusAvailable(v2('/', { '': '150000 100000' }))).toBe(Math.min(aff, 2));
+    // A systemd unit's quota on the slice above the process's own cgroup.
+    expect(cpusAvailable(v2('/system.slice/almanac.service', { '/system.slice/almanac.service': 'max 100000', '/system.slice': '100000 100000' }))).toBe(1);
+    expect(cpusAvailable(v2('/system.slice/almanac.service', { '/system.slice/almanac.service': 'max 100000' }))).toBe(aff);
+    // cgroup v1: the cpu controller's hierarchy.
+    const v1 = (quota: string) => files({
+      '/proc/self/cgroup': '5:memory:/docker/abc\n4:cpu,cpuacct:/docker/abc\n0::/\n',
+      '/sys/fs/cgroup/cpu/cpu.cfs_period_us': '100000\n', '/sys/fs/cgroup/cpu/cpu.cfs_quota_us': '-1\n',
+      '/sys/fs/cgroup/cpu/docker/abc/cpu.cfs_period_us': '100000\n', '/sys/fs/cgroup/cpu/docker/abc/cpu.cfs_quota_us': `${quota}\n`,
+    });
+    expect(cpusAvailable(v1('100000'))).toBe(1);
+    expect(cpusAvailable(v1('-1'))).toBe(aff);
   });
 
   // A child keeps ~40 MB live and makes garbage beside it, then says how much CPU its main

@@ -108,19 +108,33 @@ export function keepHeapHeadroom(base: number, headroom: number): number {
 export const MAIN_THREAD_GC_FLAGS = ['--no-concurrent-marking', '--no-parallel-scavenge', '--no-concurrent-sweeping', '--no-parallel-compaction', '--no-parallel-pointer-update', '--no-concurrent-array-buffer-sweeping'];
 
 /**
- * The CPUs this process may use: its affinity (taskset, a cpuset), and a cgroup's CPU quota
- * (a container's `--cpus`), which node 20's availableParallelism does not read.
+ * The CPUs this process may use: its affinity (taskset, a cpuset), and the CPU quota of its
+ * cgroup or any cgroup above it (a container's `--cpus`, a systemd unit's CPUQuota), which
+ * node 20's availableParallelism does not read. cgroup v2 (`cpu.max`) or v1 (`cpu` controller).
  */
 export function cpusAvailable(read: (path: string) => string = (p) => readFileSync(p, 'utf8')): number {
   let n = availableParallelism();
   const quota = (q: number, period: number) => {
     if (q > 0 && period > 0) n = Math.min(n, Math.max(1, Math.ceil(q / period)));
   };
-  try {
-    const [q, period] = read('/sys/fs/cgroup/cpu.max').trim().split(/\s+/); // cgroup v2: "max 100000" or "150000 100000"
-    if (q !== 'max') quota(Number(q), Number(period));
-  } catch {
-    try { quota(Number(read('/sys/fs/cgroup/cpu/cpu.cfs_quota_us')), Number(read('/sys/fs/cgroup/cpu/cpu.cfs_period_us'))); } catch { /* no cgroup: the affinity */ }
+  const tryRead = (path: string) => { try { return read(path).trim(); } catch { return undefined; } };
+  const lines = (tryRead('/proc/self/cgroup') ?? '0::/').split('\n');
+  const v1 = lines.map((l) => l.split(':')).find(([, c]) => c?.split(',').includes('cpu'));
+  // The process's own cgroup, then each one above it: a quota anywhere on the way applies.
+  const up = (path: string) => {
+    const dirs = [];
+    for (let d = path.replace(/\/+$/, ''); d; d = d.slice(0, d.lastIndexOf('/'))) dirs.push(d);
+    return [...dirs, ''];
+  };
+  if (v1) {
+    const mount = tryRead('/sys/fs/cgroup/cpu/cpu.cfs_period_us') !== undefined ? '/sys/fs/cgroup/cpu' : `/sys/fs/cgroup/${v1[1]}`;
+    for (const d of up(v1[2] ?? '/')) quota(Number(tryRead(`${mount}${d}/cpu.cfs_quota_us`)), Number(tryRead(`${mount}${d}/cpu.cfs_period_us`)));
+  } else {
+    const own = lines.find((l) => l.startsWith('0::'))?.slice(3) ?? '/';
+    for (const d of up(own)) {
+      const [q, period] = (tryRead(`/sys/fs/cgroup${d}/cpu.max`) ?? 'max').split(/\s+/); // "max 100000" or "150000 100000"
+      if (q !== 'max') quota(Number(q), Number(period));
+    }
   }
   return n;
 }
