@@ -26,9 +26,12 @@ export const DEFAULT_HEAP_GROWING_PERCENT = 60;
 export const BUILD_HEAP_GROWING_PERCENT = 40;
 const FLAG = 'heap-growing-percent';
 
+/** The flags node itself was given (its arguments and NODE_OPTIONS), `_` written as `-` as V8 reads them. */
+const nodeFlags = (env: NodeJS.ProcessEnv, execArgv: string[]) => [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].map((a) => a.replace(/_/g, '-'));
+
 /** The growing factor given to node itself (its arguments or NODE_OPTIONS), if any. */
 export const givenToNode = (env: NodeJS.ProcessEnv = process.env, execArgv: string[] = process.execArgv) =>
-  [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].find((a) => a.replace(/_/g, '-').startsWith(`--${FLAG}`));
+  nodeFlags(env, execArgv).find((a) => a.startsWith(`--${FLAG}`));
 
 /**
  * Applies ALMANAC_HEAP_GROWING_PERCENT (default 60; 0 leaves V8's own choice). A value the
@@ -151,7 +154,7 @@ export function cpusAvailable(read: (path: string) => string = (p) => readFileSy
 export function gcOnMainThread(env: NodeJS.ProcessEnv = process.env, cpus: () => number = cpusAvailable, execArgv: string[] = process.execArgv): boolean {
   const raw = (env.ALMANAC_GC_MAIN_THREAD ?? 'auto').trim();
   if (!['auto', 'on', 'off'].includes(raw)) throw new Error(`ALMANAC_GC_MAIN_THREAD must be auto, on or off (got ${JSON.stringify(raw.slice(0, 40))})`);
-  const given = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].map((a) => a.replace(/_/g, '-'));
+  const given = nodeFlags(env, execArgv);
   if (given.includes('--single-threaded-gc')) return true;
   if (raw === 'off' || (raw === 'auto' && cpus() > 1)) return false;
   for (const f of MAIN_THREAD_GC_FLAGS) if (!given.some((g) => g === f || g === `--${f.slice(5)}`)) v8.setFlagsFromString(f);
