@@ -131,6 +131,7 @@ describe('stored study panels', () => {
     const app = createApp({ dist, stateDir: tempDir('almanac-panels-warm-'), log: () => {} });
     try {
       expect(panelsChecked(app.release())).toBe(false);
+      studyCacheBytes(64 * 2 ** 20); // an empty panel cache
       app.warm();
       expect(app.ready()).toEqual([expect.stringMatching(/^warming:/)]);
       for (let i = 0; i < 600 && app.ready().length; i++) await new Promise((r) => setTimeout(r, 50));
@@ -138,6 +139,8 @@ describe('stored study panels', () => {
       expect(panelsChecked(app.release())).toBe(true);
       // Then one study composed through the range route's handler (api/v1/study-warm.ts): the last 100 verses of a translation.
       expect(studyWarmed(app.release())).toMatch(/^\/api\/v1\/study\/[a-z0-9-]+\/range\?from=[a-z0-9]+\.\d+\.\d+&to=[a-z0-9]+\.\d+\.\d+$/);
+      // Composed through the core's request path (rehearse): the first pass of each range filled the panel cache.
+      expect(studyCacheHeld()).toBeGreaterThan(0);
     } finally {
       await app.close();
     }

@@ -52,4 +52,6 @@ export interface Core {
   respond(req: CoreRequest, after?: After): CoreResponse | Promise<CoreResponse>;
   /** The envelope for an error found before the core (the Node adapter's transport checks). */
   error(req: CoreRequest, err: ApiError): CoreResponse;
+  /** A GET of `url` composed and br-encoded as a request's would be, nothing billed or cached (the study warm-up). */
+  rehearse(url: string, uncached: boolean): Promise<void>;
 }

@@ -162,7 +162,7 @@ function assemble(opts: AppOptions, log: (m: string) => void, charger: Charger, 
     warming = true;
     const search = r.warmSearch().catch((err) => log(`warming the search indexes of ${r.id} failed: ${(err as Error).message}`));
     // Then a study composed once (api/v1/study-warm.ts): a first study no longer pays for the path's first run.
-    void search.then(() => warmStudyPanels(r)).then(() => (release === r ? warmStudy(r, reviewsNow) : undefined)).catch(() => {}).finally(() => {
+    void search.then(() => warmStudyPanels(r)).then(() => (release === r ? warmStudy(r, (url, uncached) => core.rehearse(url, uncached)) : undefined)).catch(() => {}).finally(() => {
       if (release === r) warming = false;
       if (verify) check(r);
     });

@@ -140,7 +140,7 @@ function readEntry(read: (from: number, to: number) => Buffer, size: number, ord
   if (index === undefined) {
     const head = read(0, Math.min(size, 256));
     const h = headerOf(head);
-    index = h && { ...h, offsets: read(h.table, h.table + 4 * (h.count + 1)) };
+    index = h && new PackIndex(h.first, h.count, h.table, read(h.table, h.table + 4 * (h.count + 1)));
     tables.set(read, index);
   }
   if (!index) return undefined;
@@ -152,7 +152,15 @@ function readEntry(read: (from: number, to: number) => Buffer, size: number, ord
   if (!(from < to && to <= size)) return undefined;
   return entryAt(read(from, to), 0, to - from);
 }
-const tables = new WeakMap<object, { first: number; count: number; table: number; offsets: Buffer } | null>();
+/**
+ * A pack's header and offsets table. A class, not a spread object literal: every pack's
+ * index then has one shape, and the code V8 optimized on the warm-up's packs fits the
+ * others (a spread literal's did not: "wrong map" at a fresh server's first real range).
+ */
+class PackIndex {
+  constructor(readonly first: number, readonly count: number, readonly table: number, readonly offsets: Buffer) {}
+}
+const tables = new WeakMap<object, PackIndex | null>();
 
 /** The entry stored at [from, to) of `bytes`, or undefined when its parts do not add up. */
 function entryAt(bytes: Buffer, from: number, to: number): PanelsEntry | undefined {

@@ -8,17 +8,14 @@
  * fourth pass"): a fresh process's first 100-verse range was the slowest of the fifteen in
  * most runs, 63–88 ms against 30–50 ms for the others.
  *
- * It goes through the study range route's own handler and the response's own encoding,
- * with nothing billed and nothing cached but the panels of the verses it reads (the last
- * 100 of the translation; no bench range reads them).
+ * It goes through the core's own request path (core/app.ts rehearse: the target, the
+ * handler's context, the response's encoding), with nothing billed and nothing cached but
+ * the panels of the verses it reads (the last 100 of each canon group; no bench range
+ * reads them).
  */
 import { STUDY_DATASET } from '../../../sources/scripture/study/dataset.ts';
 import type { TranslationSummary } from '../../../sources/scripture/dataset.ts';
-import { Encoded } from '../../http/encoding.ts';
-import { parseQuery } from '../../http/query.ts';
 import type { Release } from '../../release/release.ts';
-import type { ReviewView } from '../../state/reviews.ts';
-import type { Ctx } from '../handlers.ts';
 import { V1_ROUTES } from './routes.ts';
 import { MAX_STUDY_VERSES } from './study.ts';
 
@@ -51,43 +48,55 @@ const warmed = new WeakMap<Release, string>();
 export const studyWarmed = (release: Release) => warmed.get(release);
 
 /**
- * Composes and brotli-compresses the study of the last 100 verses of the release's first
- * translation (KJV when built): a range as long as a client may ask, so its larger paths
- * (a body streamed to the compressor, the reused scratch buffer) have run once too.
- * Resolves with what was composed (its path), or undefined when the release has no study
- * dataset or no translation; never rejects.
+ * The warm-up's ranges: the last MAX_STUDY_VERSES verses of each canon group the
+ * translation has (old, new, apocrypha), in its order. One range of one group trained V8
+ * on that group's layers and that one panels file only: the first real ranges of another
+ * group (other layers, other token shapes, other files' readers) undid the optimized code
+ * and compiled it again, 10–63 ms a function on a V8 thread, inside those ranges
+ * (docs/benchmarks.md, "Cold study ranges, thirteenth pass").
  */
-export async function warmStudy(release: Release, reviews: () => ReviewView | Promise<ReviewView>): Promise<string | undefined> {
+export function warmRanges(books: TranslationSummary['books']): [string, string][] {
+  const out: [string, string][] = [];
+  for (const group of [...new Set(books.map((b) => b.group))]) {
+    const tail: string[] = [];
+    const inGroup = books.filter((b) => b.group === group);
+    for (let b = inGroup.length - 1; b >= 0 && tail.length < MAX_STUDY_VERSES; b--) {
+      for (let c = inGroup[b].chapters.length - 1; c >= 0 && tail.length < MAX_STUDY_VERSES; c--) {
+        const [chapter, , count] = inGroup[b].chapters[c];
+        for (let v = count; v >= 1 && tail.length < MAX_STUDY_VERSES; v--) tail.push(`${inGroup[b].slug}.${chapter}.${v}`);
+      }
+    }
+    if (tail.length) out.push([tail[tail.length - 1], tail[0]]);
+  }
+  return out;
+}
+
+/**
+ * Composes and brotli-compresses studies of the release's first translation (KJV when
+ * built): the last 100 verses of each of its canon groups (warmRanges), taken in turn, as
+ * long a range as a client may ask, so its larger paths (a body streamed to the
+ * compressor, the reused scratch buffer) have run too. Resolves with the first range
+ * composed (its path), or undefined when the release has no study dataset or no
+ * translation; never rejects.
+ */
+export async function warmStudy(release: Release, rehearse: (url: string, uncached: boolean) => Promise<void>): Promise<string | undefined> {
   try {
     if (!release.datasets.has(STUDY_DATASET)) return undefined;
     const slug = release.datasets.has('bible/kjv') ? 'kjv' : [...release.datasets.keys()].find((d) => d.startsWith('bible/'))?.slice('bible/'.length);
     if (!slug) return undefined;
-    // The translation's last MAX_STUDY_VERSES verses, walking back from its end.
-    const books = (release.datasets.get(`bible/${slug}`)!.summary as TranslationSummary).books;
-    const tail: string[] = [];
-    for (let b = books.length - 1; b >= 0 && tail.length < MAX_STUDY_VERSES; b--) {
-      for (let c = books[b].chapters.length - 1; c >= 0 && tail.length < MAX_STUDY_VERSES; c--) {
-        const [chapter, , count] = books[b].chapters[c];
-        for (let v = count; v >= 1 && tail.length < MAX_STUDY_VERSES; v--) tail.push(`${books[b].slug}.${chapter}.${v}`);
-      }
-    }
+    const ranges = warmRanges((release.datasets.get(`bible/${slug}`)!.summary as TranslationSummary).books);
     const passes = warmPasses();
-    if (!tail.length || passes === 0) return undefined;
-    const search = new URLSearchParams({ from: tail[tail.length - 1], to: tail[0] });
-    const path = ROUTE.path.replace('{translation}', slug);
+    if (!ranges.length || passes === 0) return undefined;
+    const urls = ranges.map(([from, to]) => `${ROUTE.path.replace('{translation}', slug)}?from=${from}&to=${to}`);
     // Several passes (warmPasses): V8 optimizes the path's functions only after they have
     // run a while, and that compiling, with the first full collections, otherwise landed in
-    // the first real ranges. The later passes neither read nor fill the panel cache, so each
-    // takes the cold path again over the same 100 verses and the caches hold one range's worth.
-    for (let pass = 0; pass < passes; pass++) {
-      const ctx: Ctx = { release, params: { translation: slug }, query: parseQuery(search, ROUTE.query), path, reviews, uncached: pass > 0 };
-      const reply = await ROUTE.handler(ctx);
-      if (reply.kind !== 'json') return undefined;
-      const body = new Encoded(reply.body, reply.etag ?? 'warm');
-      await body.get('br');
-    }
-    warmed.set(release, `${path}?${search}`);
-    return `${path}?${search}`;
+    // the first real ranges. Each range's first pass fills the panel cache with its verses
+    // (no bench range reads them); the later passes neither read nor fill it, so each takes
+    // the cold path again and the caches hold one range's worth per group. Through the
+    // core's own request path (rehearse), so what V8 learns is what requests bring.
+    for (let pass = 0; pass < passes; pass++) await rehearse(urls[pass % urls.length], pass >= urls.length);
+    warmed.set(release, urls[0]);
+    return urls[0];
   } catch {
     return undefined; // a warm-up that fails leaves the first study to do the same work
   }
