@@ -354,7 +354,10 @@ const CLOSE = Buffer.from(']}');
 class StoredText {
   private readonly z: Buffer;
   constructor(zipped: Buffer, readonly size: number) {
-    this.z = Buffer.from(zipped);
+    // allocUnsafe and copy, what Buffer.from does for a Buffer, without its generic path:
+    // inlined here, that path took V8 18-38 ms to compile inside a fresh server's first range.
+    this.z = Buffer.allocUnsafe(zipped.length);
+    zipped.copy(this.z);
   }
   get held() {
     return this.z.length;
