@@ -14,7 +14,7 @@ import { datasetRoutes, ROUTES, type Route } from '../api/routes.ts';
 import { frontDoorHtml, prefersHtml } from '../api/front-door.ts';
 import { gone, lanes } from './gate.ts';
 import type { After, Core, CoreOptions } from './options.ts';
-import { dataAge, staleSignature, type Ctx } from '../api/handlers.ts';
+import { dataAge, staleSignature } from '../api/handlers.ts';
 import { downloadResponse } from '../api/downloads.ts';
 import { docsResponse } from '../api/docs.ts';
 import { policyHeaders, type ResponseKind } from '../http/cache-policy.ts';
@@ -27,10 +27,9 @@ import { Lru } from '../release/lru.ts';
 import type { Release } from '../release/release.ts';
 import { SCRIPTURE_CREDENTIALS } from './credentials.ts';
 import { SCRIPTURE, SURFACES, platformSurface } from './surfaces.ts';
-import { Targets, cacheKeyOf } from './targets.ts';
+import { NO_QUERY, Targets, cacheKeyOf } from './targets.ts';
 import { OPEN_KEY, keyed } from './keyed.ts';
-import { searchOf, type Turn } from './turn.ts';
-import { NO_QUERY } from './targets.ts';
+import { handlerContext, searchOf, type Turn } from './turn.ts';
 
 export { OPEN_KEY };
 
@@ -69,20 +68,12 @@ export function createCore(opts: CoreOptions): Core {
   let stateWarned = 0;
 
   const targets = new Targets(surfaces);
+  // One reviews function for every handler context, requests' and rehearsals' (handlerContext).
   const reviews = () => state.reviews();
-  /**
-   * A handler's context, made here only: rehearse's has the same fields in the same order,
-   * and the same reviews function, as a request's, so the code V8 optimizes while the server
-   * warms still fits the requests after it (docs/benchmarks.md, "Cold study ranges,
-   * thirteenth pass": a context of another shape undid it at the first real range).
-   */
-  const handlerCtx = (release: Release, params: Record<string, string>, query: Ctx['query'], path: string, key: Ctx['key'], usage: Ctx['usage'], uncached: boolean): Ctx =>
-    ({ release, params, query, path, key, usage, reviews, ready: opts.ready, uncached });
 
   /**
-   * Composes the answer to a GET of `url` and its br form as a request would (its target,
-   * query, handler context and encoding), with no key, no bill, no lane and no response
-   * cache: the study warm-up (api/v1/study-warm.ts) runs the range path through it.
+   * A GET of `url` composed and br-encoded as a request's (target, query, handler context),
+   * with no key, bill, lane or response cache: the study warm-up (api/v1/study-warm.ts).
    * `uncached`: the handler neither reads nor fills the study panel cache.
    */
   async function rehearse(url: string, uncached: boolean): Promise<void> {
@@ -90,7 +81,7 @@ export function createCore(opts: CoreOptions): Core {
     if (!target.match) return;
     const { route, params } = target.match;
     const query = parseQuery(target.query ? new URLSearchParams(target.query) : NO_QUERY, route.query);
-    const reply = await route.handler(handlerCtx(await opts.release(), params, query, target.rawPath, undefined, undefined, uncached));
+    const reply = await route.handler(handlerContext(await opts.release(), params, query, target.rawPath, undefined, undefined, reviews, opts.ready, uncached));
     if (reply.kind === 'json') await new Encoded(reply.body, reply.etag ?? hashOf(reply.body)).get('br');
   }
   const { enter: enterLane, leave: leaveLane, busy: laneBusy } = lanes(opts.gate);
@@ -164,7 +155,7 @@ export function createCore(opts: CoreOptions): Core {
     if (!body && !(await enterLane(t, t.cost))) return gone();
     if (!body) {
       const query = parseQuery(searchOf(t), route.query);
-      const reply = await route.handler(handlerCtx(rel, params, query, rawPath, t.key, t.usage, false));
+      const reply = await route.handler(handlerContext(rel, params, query, rawPath, t.key, t.usage, reviews, opts.ready, false));
       if (reply.kind === 'download') return downloadResponse(req, rel, reply, headers, t.limitHeaders, () => bill(t));
       if (reply.kind === 'file') {
         if (!rel.entry(reply.path)) throw new ApiError('not_found', 'this file is not part of the served release'); // a partial offline bundle

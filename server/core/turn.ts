@@ -3,7 +3,9 @@
  * resolve → send), shared by the modules that implement them.
  */
 import type { Cost } from '../api/routes.ts';
-import type { Usage } from '../api/handlers.ts';
+import type { Ctx, Usage } from '../api/handlers.ts';
+import type { Query } from '../http/query.ts';
+import type { Release } from '../release/release.ts';
 import type { CoreRequest, HeaderList } from '../http/request.ts';
 import type { Caller } from '../state/accounts.ts';
 import type { Metered } from './state.ts';
@@ -31,3 +33,13 @@ export interface Turn {
 
 /** The query's parameters (NO_QUERY, shared and never written to, when there is none). */
 export const searchOf = (t: Turn) => (t.search ??= t.target.query ? new URLSearchParams(t.target.query) : NO_QUERY);
+
+/**
+ * A handler's context, made by this function only: the core's rehearsals (the study
+ * warm-up) then have the same fields in the same order as a request's, so the code V8
+ * optimizes while the server warms still fits the requests after it (docs/benchmarks.md,
+ * "Cold study ranges, thirteenth pass": a context of another shape undid it at the first
+ * real range).
+ */
+export const handlerContext = (release: Release, params: Record<string, string>, query: Query, path: string, key: Ctx['key'], usage: Ctx['usage'], reviews: Ctx['reviews'], ready: Ctx['ready'], uncached: boolean): Ctx =>
+  ({ release, params, query, path, key, usage, reviews, ready, uncached });
