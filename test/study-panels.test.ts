@@ -137,7 +137,7 @@ describe('stored study panels', () => {
       for (let i = 0; i < 600 && app.ready().length; i++) await new Promise((r) => setTimeout(r, 50));
       expect(app.ready()).toEqual([]);
       expect(panelsChecked(app.release())).toBe(true);
-      // Then one study composed through the range route's handler (api/v1/study-warm.ts): the last 100 verses of a translation.
+      // Then studies composed through the core's request path (api/v1/study-warm.ts): the last 100 verses of each canon group, the first named.
       expect(studyWarmed(app.release())).toMatch(/^\/api\/v1\/study\/[a-z0-9-]+\/range\?from=[a-z0-9]+\.\d+\.\d+&to=[a-z0-9]+\.\d+\.\d+$/);
       // Composed through the core's request path (rehearse): the first pass of each range filled the panel cache.
       expect(studyCacheHeld()).toBeGreaterThan(0);
