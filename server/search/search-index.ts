@@ -11,6 +11,7 @@ import { typoKeepsPrefix } from '../../pipeline/search-parts.ts';
 import { STEM_FIELD } from '../../pipeline/stemming.ts';
 import type { TermData } from './index-loader.ts';
 import { BOUNDED_MATCH, MAX_POSTINGS } from './search-bounds.ts';
+import { Postings } from './binary-index.ts';
 
 export type { TermData };
 export { loadIndexSliced, termCountOf } from './index-loader.ts';
@@ -61,6 +62,15 @@ export function stemPostings(ms: MiniSearch, s: string, word: string): Map<numbe
   if (!d) return [];
   return [...d].filter(([field]) => field === stem || s !== word).map(([, docs]) => docs);
 }
+
+/**
+ * One field's postings' document ids as an array to index: a binary index's decoded ids
+ * themselves, a JSON index's Map keys copied. Read through `keys()` in matchRanked and
+ * kindHits, generators whose iterator results V8 does not optimize away, a broad Bible
+ * search allocated ~0.9 MB of them: a third of all it allocated, each young-generation
+ * collection a few ms of the search tail (docs/benchmarks.md, "Search allocations").
+ */
+export const docIds = (byDoc: Map<number, number>): Int32Array => (byDoc instanceof Postings ? byDoc.ids : Int32Array.from(byDoc.keys()));
 
 export function indexEntries(ms: MiniSearch, w: string, expand: boolean, limit = MAX_POSTINGS + 1): number {
   let n = 0;
@@ -135,9 +145,11 @@ export function* matchRanked(msFor: (word: string) => MiniSearch, words: string[
     let any = false;
     for (const [lists, mark] of matchingTerms(msFor(w), w, !narrow.has(w))) {
       for (const byDoc of lists) {
-        for (const id of byDoc.keys()) {
+        const ids = docIds(byDoc);
+        for (let k = 0; k < ids.length; k++) {
           // A pause point every 1024 postings; the driver decides whether to yield.
           if ((++steps & 1023) === 0) yield;
+          const id = ids[k];
           const prev: number = scores === null ? 0 : scores[id];
           if (scores !== null && prev === 0) continue;
           if (next[id] < prev + mark) (next[id] = prev + mark), (any = true);

@@ -13,7 +13,7 @@
 import type MiniSearch from 'minisearch';
 import type { SearchOptions } from 'minisearch';
 import { STEM_FIELD } from '../../pipeline/stemming.ts';
-import { matchingTerms, ordinalTable, stemPostings } from './search-index.ts';
+import { docIds, matchingTerms, ordinalTable, stemPostings } from './search-index.ts';
 
 /** A searched word, with its stem when stems are searched for it. */
 export interface WordQuery { word: string; stem?: string }
@@ -92,8 +92,10 @@ export function* kindHits(msFor: (term: string) => MiniSearch, queries: WordQuer
     for (const [ms, lists, kind, isOwn] of sources) {
       const t = ordinalTable(ms);
       for (const byDoc of lists) {
-        for (const id of byDoc.keys()) {
+        const ids = docIds(byDoc);
+        for (let k = 0; k < ids.length; k++) {
           if ((++steps & 1023) === 0) yield;
+          const id = ids[k];
           if (best[id] === 0) {
             touched.push(id);
             ords[id] = t.ord ? t.ord[id] : id + t.base;
