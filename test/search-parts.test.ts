@@ -3,13 +3,15 @@
  * before the binary index (pipeline/search-binary.ts), which the server still reads: a
  * query answered from the parts of its words equals minisearch's answer from the whole
  * index — ids, scores (to the last bit or two) and order — for exact, prefix and typo
- * words, with and without a rank; a part loads in slices into loadJSON's index.
+ * words, with and without a rank; a whole index searched word by word (as the server's
+ * tier 1 searches every index) equals minisearch's search exactly; a part loads in slices
+ * into loadJSON's index.
  */
 import MiniSearch, { type SearchOptions } from 'minisearch';
 import { describe, expect, inject, it } from 'vitest';
 import { partOf, splitIndex, typoKeepsPrefix } from '../pipeline/search-parts.ts';
 import { searchOptions, searchText, searchTokenize } from '../pipeline/shards.ts';
-import { keepTypoPrefix, loadIndexSliced, searchSplit } from '../server/search/search-index.ts';
+import { keepTypoPrefix, loadIndexSliced, searchSplit, termQueries, type TermQuery } from '../server/search/search-index.ts';
 import type { Release } from '../server/release/release.ts';
 import { fsRelease } from '../server/release/fs-reader.ts';
 
@@ -72,6 +74,39 @@ describe('split search indexes', () => {
       }
       expect(queries).toBeGreaterThan(150);
       expect(typos).toBeGreaterThan(20);
+    }
+  });
+
+  it('answers a whole index word by word exactly as minisearch\'s own search, each word\'s query made once (the server\'s tiers 1 and 2)', async () => {
+    const release = fsRelease(dist);
+    for (const rank of [undefined, '__rank']) {
+      const { ms, docs, info } = await wholeIndex(release, 'bible/kjv', 4000, rank);
+      keepTypoPrefix(ms);
+      const options: SearchOptions = {
+        prefix: (t) => t.length >= 3, fuzzy: (t) => (t.length >= 5 ? 1 : false), maxFuzzy: 1, combineWith: 'AND',
+        ...(rank ? { boostDocument: (_id, _t, stored) => 1 + Math.log10(1 + Number(stored?.__rank ?? 0)) } : {}),
+      };
+      let made = 0;
+      let multi = 0;
+      for (let i = 0; i < docs.length; i += 41) {
+        const words = searchTokenize(String(docs[i][info.search_fields[0]])).map((w) => w.toLowerCase());
+        const q = [...new Set([words[i % words.length], words[(i * 5 + 1) % words.length], words[(i * 3 + 2) % words.length]].filter(Boolean).slice(0, 1 + (i % 3)))];
+        if (q.length > 1) multi++;
+        const expected = ms.search(q.join(' '), options).map((r) => [r.id, r.score]);
+        const remembered = termQueries(options);
+        const counted: TermQuery = (index, t) => (made++, remembered(index, t));
+        // Ids, scores and order: the same computation, not merely close.
+        expect(searchSplit(() => ms, q, options, counted).map((r) => [r.id, r.score]), q.join(' ')).toEqual(expected);
+        // Tier 2 asks again after tier 1 combined the words: the same scores, nothing queried twice.
+        const before = made;
+        for (const t of q) {
+          const again = remembered(ms, t);
+          const fresh = (ms as unknown as { executeQuery(t: string, o: SearchOptions): Map<number, { score: number }> }).executeQuery(t, options);
+          expect([...again].map(([id, r]) => [id, r.score])).toEqual([...fresh].map(([id, r]) => [id, r.score]));
+        }
+        expect(made).toBe(before);
+      }
+      expect(multi).toBeGreaterThan(30);
     }
   });
 

@@ -24,7 +24,7 @@ import type MiniSearch from 'minisearch';
 import type { SearchOptions } from 'minisearch';
 import { stemWord } from '../../pipeline/stemming.ts';
 import { MAX_POSTINGS, MAX_RANKED_POSTINGS } from './search-bounds.ts';
-import { stemPostings } from './search-index.ts';
+import { stemPostings, type TermQuery } from './search-index.ts';
 import { kindHits, popcount, scoredHits, type KindBuckets, type ScoredHit, type WordQuery } from './word-matches.ts';
 
 export interface TierSearch {
@@ -39,6 +39,8 @@ export interface TierSearch {
   fields: string[];
   /** The whole-word search's minisearch options. */
   options: SearchOptions;
+  /** Each word's minisearch query with those options, as tier 1 made it (search-index.ts termQueries). */
+  query?: TermQuery;
   /** Index entries the whole-word search read (fitBudget's total). */
   spent: number;
   expired: () => boolean;
@@ -75,7 +77,7 @@ export function* moreTiers(s: TierSearch, found: number): Generator<void, Tiers 
       break;
     }
     yield;
-    if (scored) hits.push(...scoredHits(s.shards[n], queries, s.options, s.fields));
+    if (scored) hits.push(...scoredHits(s.shards[n], queries, s.options, s.fields, s.query));
     else {
       const k = yield* kindHits(s.shards[n], queries, s.narrow);
       full.push(k.full);

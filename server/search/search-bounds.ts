@@ -193,7 +193,10 @@ export function phraseFirst(ordinals: number[], text: (ordinal: number) => strin
   if (!group) return ordinals; // a word no pattern can hold (a lone surrogate): keep the scored order
   const groups = new Map(head.map((o) => [o, group(o, text)]));
   const ranked = head.map((o, i) => [o, i] as const).sort((a, b) => groups.get(a[0])! - groups.get(b[0])! || a[1] - b[1]).map(([o]) => o);
-  return ranked.concat(ordinals.slice(PHRASE_WINDOW));
+  // One copy of the hits, the window's new order written over its head (a broad query has tens of thousands).
+  const out = ordinals.slice();
+  for (let i = 0; i < ranked.length; i++) out[i] = ranked[i];
+  return out;
 }
 
 /** phraseFirst's grouping by a pattern built for the query (0 the phrase opens the text, 1 elsewhere, 2 absent); null when none can be built. */

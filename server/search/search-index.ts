@@ -161,6 +161,12 @@ export function* matchRanked(msFor: (word: string) => MiniSearch, words: string[
   }
   const buckets = new Map<number, number[]>();
   if (!scores) return buckets;
+  // Counted first, so that each score's list is made at its size: pushed one by one, the
+  // lists' growth copies were a tenth of what a broad search allocated.
+  const counts = new Uint32Array(256);
+  for (let id = 0; id < scores.length; id++) counts[scores[id]]++;
+  for (let score = 255; score > 0; score--) if (counts[score]) buckets.set(score, new Array<number>(counts[score]));
+  counts.fill(0);
   // A ranked index (stored __rank: population, prominence) orders ties by rank, then list
   // order, as the scored search weights them (issue 26, item 2: three NAICS vintages of
   // "Offices of Dentists" tie on match kind; the current one comes first).
@@ -172,9 +178,7 @@ export function* matchRanked(msFor: (word: string) => MiniSearch, words: string[
     const o = ord ? ord[id] : id + base;
     const rank = stored?.get(id)?.__rank;
     if (rank) ranks.set(o, rank);
-    const list = buckets.get(score);
-    if (list) list.push(o);
-    else buckets.set(score, [o]);
+    buckets.get(score)![counts[score]++] = o;
     if ((id & 16383) === 16383) yield;
   }
   if (!rising) for (const list of buckets.values()) list.sort((a, b) => a - b);
@@ -209,7 +213,9 @@ export function keepTypoPrefix(ms: MiniSearch): MiniSearch {
   return ms;
 }
 
-type RawResult = Map<number, { score: number; terms: string[] }>;
+export type RawResult = Map<number, { score: number; terms: string[] }>;
+/** minisearch's executeQuery of one term on an index, with one search's options. */
+export type TermQuery = (ms: MiniSearch, term: string) => RawResult;
 type Internals = {
   executeQuery(q: string, options: SearchOptions): RawResult;
   combineResults(results: RawResult[], combineWith: string): RawResult;
@@ -223,9 +229,9 @@ type Internals = {
  * best first, ties in minisearch's order), so the answer equals the whole index's.
  * `terms` are the query's words after the index's processTerm (stop words removed).
  */
-export function searchSplit(msFor: (term: string) => MiniSearch, terms: string[], options: SearchOptions): { id: number; score: number }[] {
+export function searchSplit(msFor: (term: string) => MiniSearch, terms: string[], options: SearchOptions, query: TermQuery = (ms, t) => (ms as unknown as Internals).executeQuery(t, options)): { id: number; score: number }[] {
   if (!terms.length) return [];
-  const raws = terms.map((t) => (msFor(t) as unknown as Internals).executeQuery(t, options));
+  const raws = terms.map((t) => query(msFor(t), t));
   const last = msFor(terms[terms.length - 1]) as unknown as Internals;
   const combined = last.combineResults(raws, 'and');
   const out: { id: number; score: number }[] = [];
@@ -233,3 +239,20 @@ export function searchSplit(msFor: (term: string) => MiniSearch, terms: string[]
   return out.sort((a, b) => b.score - a.score);
 }
 
+/**
+ * executeQuery of each term, remembered for one search (`options` its whole-word options):
+ * tier 1 (searchSplit) and tier 2 (word-matches.ts scoredHits) ask for each word with the
+ * same options, and minisearch's scoring of a word's postings is most of a scored search's
+ * time and allocation. Only scores and ids are read from a result after tier 1 combined it
+ * (minisearch's AND adds to the first result's `terms` lists, never to a score).
+ */
+export function termQueries(options: SearchOptions): TermQuery {
+  const memo = new Map<MiniSearch, Map<string, RawResult>>();
+  return (ms, term) => {
+    let byTerm = memo.get(ms);
+    if (!byTerm) memo.set(ms, (byTerm = new Map()));
+    let r = byTerm.get(term);
+    if (!r) byTerm.set(term, (r = (ms as unknown as Internals).executeQuery(term, options)));
+    return r;
+  };
+}

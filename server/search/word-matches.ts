@@ -13,7 +13,7 @@
 import type MiniSearch from 'minisearch';
 import type { SearchOptions } from 'minisearch';
 import { STEM_FIELD } from '../../pipeline/stemming.ts';
-import { docIds, matchingTerms, ordinalTable, stemPostings } from './search-index.ts';
+import { docIds, matchingTerms, ordinalTable, stemPostings, type RawResult, type TermQuery } from './search-index.ts';
 
 /** A searched word, with its stem when stems are searched for it. */
 export interface WordQuery { word: string; stem?: string }
@@ -27,7 +27,7 @@ export const STEM_WEIGHT = 0.5;
 const STEM_KIND = 1;
 
 type Raw = Map<number, { score: number }>;
-type Internals = { executeQuery(q: string, o: SearchOptions): Raw; _documentIds: Map<number, number> };
+type Internals = { executeQuery(q: string, o: SearchOptions): RawResult; _documentIds: Map<number, number> };
 const internals = (ms: MiniSearch) => ms as unknown as Internals;
 
 /**
@@ -36,7 +36,7 @@ const internals = (ms: MiniSearch) => ms as unknown as Internals;
  * `fields` the dataset's search fields. Costs what minisearch's search of the same words
  * and stems costs: their postings.
  */
-export function scoredHits(msFor: (term: string) => MiniSearch, queries: WordQuery[], options: SearchOptions, fields: string[]): ScoredHit[] {
+export function scoredHits(msFor: (term: string) => MiniSearch, queries: WordQuery[], options: SearchOptions, fields: string[], query: TermQuery = (ms, w) => internals(ms).executeQuery(w, options)): ScoredHit[] {
   // By minisearch's internal id: a split index's parts number documents alike.
   const hits = new Map<number, ScoredHit>();
   const add = (ms: MiniSearch, raw: Raw, bit: number, weight: number, own: boolean) => {
@@ -50,7 +50,7 @@ export function scoredHits(msFor: (term: string) => MiniSearch, queries: WordQue
   };
   queries.forEach(({ word, stem }, i) => {
     const ms = msFor(word);
-    add(ms, internals(ms).executeQuery(word, options), 1 << i, 1, true);
+    add(ms, query(ms, word), 1 << i, 1, true);
     if (stem === undefined) return;
     const sms = msFor(stem);
     // A stem that is the word itself was found in the own fields already: the stem field only.
