@@ -428,17 +428,19 @@ async function searchPasses(base: URL, pid: number) {
   const one = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const byDs = new Map<string, number[]>();
   const firstPass: number[] = [];
-  const slowest: { path: string; ms: number }[] = [];
+  const slowest: { path: string; ms: number; at: bigint }[] = [];
   const tSearch = performance.now();
   let cpuSecond = 0;
   for (const pass of [0, 1]) {
     const cpu0 = cpuMs(pid);
     for (const { d, r } of order) {
       const t = performance.now();
+      // The monotonic clock in µs, as a server CPU profile (node --cpu-prof) stamps its samples.
+      const at = process.hrtime.bigint() / 1000n;
       const got = await request(one, base, pass ? `${r.path}&offset=0` : r.path, auth);
       const ms = performance.now() - t;
       if (got.status !== 200 && got.status !== 400) throw new Error(`${r.path}: ${got.status}`);
-      if (pass) (byDs.get(d.id) ?? byDs.set(d.id, []).get(d.id)!).push(ms), slowest.push({ path: r.path, ms });
+      if (pass) (byDs.get(d.id) ?? byDs.set(d.id, []).get(d.id)!).push(ms), slowest.push({ path: r.path, ms, at });
       else firstPass.push(ms);
     }
     if (pass) cpuSecond = cpuMs(pid) - cpu0;
@@ -457,11 +459,12 @@ async function searchPasses(base: URL, pid: number) {
     xs.sort((a, b) => a - b);
     console.log(`| ${id} | ${f(pct(xs, 50), 2)} | ${f(pct(xs, 90), 1)} | ${f(pct(xs, 99), 1)} | ${f(xs[xs.length - 1], 1)} |`);
   }
-  // The requests that make the tail, to replay alone (BENCH_SEARCH_SLOWEST, default 0).
+  // The requests that make the tail, to replay alone or to find in a server profile by their
+  // start on the monotonic clock (BENCH_SEARCH_SLOWEST, default 0).
   const nSlow = Number(env.BENCH_SEARCH_SLOWEST ?? 0);
   if (nSlow > 0) {
     console.log(`slowest ${nSlow} of the second pass:`);
-    for (const x of slowest.sort((a, b) => b.ms - a.ms).slice(0, nSlow)) console.log(`${f(x.ms, 1)} ms ${x.path}`);
+    for (const x of slowest.sort((a, b) => b.ms - a.ms).slice(0, nSlow)) console.log(`${f(x.ms, 1)} ms ${x.path} at ${x.at} µs`);
   }
 }
 
