@@ -223,11 +223,12 @@ type Internals = {
 };
 
 /**
- * minisearch's search (AND of the words) over a split index: each word is looked up in
- * its own part, then the per-word results are combined and finished exactly as
- * MiniSearch#search does (sum of the words' scores × the number of query words matched,
- * best first, ties in minisearch's order), so the answer equals the whole index's.
- * `terms` are the query's words after the index's processTerm (stop words removed).
+ * minisearch's search (AND of the words) word by word: each word is looked up in its own
+ * part of a split index (or in the whole index, for every word), then the per-word results
+ * are combined and finished exactly as MiniSearch#search does (sum of the words' scores ×
+ * the number of query words matched, best first, ties in minisearch's order), so the
+ * answer equals the whole index's. `terms` are the query's words after the index's
+ * processTerm (stop words removed); `query` may remember each word's result (termQueries).
  */
 export function searchSplit(msFor: (term: string) => MiniSearch, terms: string[], options: SearchOptions, query: TermQuery = (ms, t) => (ms as unknown as Internals).executeQuery(t, options)): { id: number; score: number }[] {
   if (!terms.length) return [];
