@@ -68,7 +68,7 @@ export function stemPostings(ms: MiniSearch, s: string, word: string): Map<numbe
  * themselves, a JSON index's Map keys copied. Read through `keys()` in matchRanked and
  * kindHits, generators whose iterator results V8 does not optimize away, a broad Bible
  * search allocated ~0.9 MB of them: a third of all it allocated, each young-generation
- * collection a few ms of the search tail (docs/benchmarks.md, "Search allocations").
+ * collection a few ms of the search tail (docs/benchmarks.md, "Search allocations, fourteenth pass").
  */
 export const docIds = (byDoc: Map<number, number>): Int32Array => (byDoc instanceof Postings ? byDoc.ids : Int32Array.from(byDoc.keys()));
 
