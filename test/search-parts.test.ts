@@ -36,6 +36,12 @@ async function wholeIndex(release: Release, ds: string, n: number, rank?: string
   return { ms: MiniSearch.loadJSON(JSON.stringify(ms), searchOptions(info.search_fields, rank)), docs, info };
 }
 
+/** The server's bounded matching (prefixes from 3 letters, one typo from 5, every word), with a rank boost when the index stores one. */
+const boundedOptions = (rank?: string): SearchOptions => ({
+  prefix: (t) => t.length >= 3, fuzzy: (t) => (t.length >= 5 ? 1 : false), maxFuzzy: 1, combineWith: 'AND',
+  ...(rank ? { boostDocument: (_id, _t, stored) => 1 + Math.log10(1 + Number(stored?.__rank ?? 0)) } : {}),
+});
+
 describe('split search indexes', () => {
   it('answer every query exactly as the whole index does (KJV verses, 7 parts, with and without a rank)', async () => {
     const release = fsRelease(dist);
@@ -44,10 +50,7 @@ describe('split search indexes', () => {
       keepTypoPrefix(ms);
       const parts = splitIndex(ms.toJSON(), 7).map((text) => keepTypoPrefix(MiniSearch.loadJSON(text, searchOptions(info.search_fields, rank))));
       expect(new Set(parts.map((p) => p.termCount)).size).toBeGreaterThan(1);
-      const options: SearchOptions = {
-        prefix: (t) => t.length >= 3, fuzzy: (t) => (t.length >= 5 ? 1 : false), maxFuzzy: 1, combineWith: 'AND',
-        ...(rank ? { boostDocument: (_id, _t, stored) => 1 + Math.log10(1 + Number(stored?.__rank ?? 0)) } : {}),
-      };
+      const options = boundedOptions(rank);
       let queries = 0;
       let typos = 0;
       for (let i = 0; i < docs.length; i += 37) {
@@ -82,10 +85,7 @@ describe('split search indexes', () => {
     for (const rank of [undefined, '__rank']) {
       const { ms, docs, info } = await wholeIndex(release, 'bible/kjv', 4000, rank);
       keepTypoPrefix(ms);
-      const options: SearchOptions = {
-        prefix: (t) => t.length >= 3, fuzzy: (t) => (t.length >= 5 ? 1 : false), maxFuzzy: 1, combineWith: 'AND',
-        ...(rank ? { boostDocument: (_id, _t, stored) => 1 + Math.log10(1 + Number(stored?.__rank ?? 0)) } : {}),
-      };
+      const options = boundedOptions(rank);
       let made = 0;
       let multi = 0;
       for (let i = 0; i < docs.length; i += 41) {
