@@ -111,17 +111,78 @@ export async function scanLines(file: string, between?: () => Promise<void>): Pr
   }
 }
 
-/** Bytes [from, to) of a file, or undefined when its signature is no longer `sig` (or it is shorter). */
+/**
+ * Bytes [from, to) of a file, or undefined when its signature is no longer `sig` (or it is
+ * shorter). The file stays open for the next read (`held`): the signature is checked on
+ * the descriptor each time, and a descriptor of an older copy (the path replaced since it
+ * was opened) is closed and the path opened again once.
+ */
 export function readRange(file: string, from: number, to: number, sig: string): Buffer | undefined {
-  const fd = openSync(file, 'r');
+  let fd = held.take(file);
+  if (fd !== undefined && signatureOf(fstatSync(fd)) !== sig) {
+    closeQuietly(fd);
+    fd = undefined;
+  }
+  if (fd === undefined) {
+    fd = openSync(file, 'r');
+    if (signatureOf(fstatSync(fd)) !== sig) {
+      closeQuietly(fd);
+      return undefined;
+    }
+  }
   try {
-    if (signatureOf(fstatSync(fd)) !== sig) return undefined;
     const out = Buffer.allocUnsafe(to - from);
-    return readSync(fd, out, 0, out.length, from) === out.length ? out : undefined;
-  } finally {
-    closeSync(fd);
+    const ok = readSync(fd, out, 0, out.length, from) === out.length;
+    held.keep(file, fd);
+    return ok ? out : undefined;
+  } catch (err) {
+    closeQuietly(fd);
+    throw err;
   }
 }
+
+const closeQuietly = (fd: number) => {
+  try {
+    closeSync(fd);
+  } catch { /* already closed */ }
+};
+
+/**
+ * Descriptors of files read by ranges (records, study panels), kept open between reads:
+ * an open and a close per record read were a third of its cost (issue 41, fourteenth
+ * pass). At most KEPT, the least recently read closed first, and all of them when a
+ * release is opened (`closeHeldFiles`), so an old release's deleted files free their
+ * disk space then, not when they would have been crowded out.
+ */
+class HeldFiles {
+  static readonly KEPT = 64;
+  private readonly fds = new Map<string, number>();
+  /** The descriptor held for `file`, now no longer held (the caller keeps it again or closes it). */
+  take(file: string): number | undefined {
+    const fd = this.fds.get(file);
+    if (fd !== undefined) this.fds.delete(file);
+    return fd;
+  }
+  keep(file: string, fd: number) {
+    this.fds.set(file, fd);
+    if (this.fds.size <= HeldFiles.KEPT) return;
+    const [oldest, old] = this.fds.entries().next().value!;
+    this.fds.delete(oldest);
+    closeQuietly(old);
+  }
+  get size() {
+    return this.fds.size;
+  }
+  closeAll() {
+    for (const fd of this.fds.values()) closeQuietly(fd);
+    this.fds.clear();
+  }
+}
+const held = new HeldFiles();
+/** Closes every descriptor readRange holds (a release opened; tests). */
+export const closeHeldFiles = () => held.closeAll();
+/** How many descriptors readRange holds (tests). */
+export const heldFiles = () => held.size;
 
 /**
  * Closes the descriptor of an OpenFile nobody holds any more: an index dropped from the

@@ -7,7 +7,7 @@ import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { MANIFEST, currentPointer, releaseDir } from '../../pipeline/paths.ts';
 import type { Manifest } from '../../pipeline/writer.ts';
-import { hashFile, openFile, readRange, readWhole, scanLines, statSignature } from './fs-files.ts';
+import { closeHeldFiles, hashFile, openFile, readRange, readWhole, scanLines, statSignature } from './fs-files.ts';
 import type { ReleaseReader } from './reader.ts';
 import { Release, releaseBase } from './release.ts';
 
@@ -84,6 +84,8 @@ export function currentId(dist: string): string | undefined {
 export function fsRelease(dist: string, cacheBytes?: number): Release {
   const id = currentId(dist);
   if (!id) throw new Error(`no release in ${dist}: run npm run build`);
+  // Files of the release before are read again through fresh descriptors (fs-files.ts).
+  closeHeldFiles();
   const manifest = JSON.parse(readFileSync(path.join(releaseDir(dist, id), MANIFEST), 'utf8')) as Manifest;
   return new Release(new FsReader(dist), { id, base: releaseBase(id), manifest, cacheBytes, dist });
 }
