@@ -22,13 +22,18 @@ const openIn = (dir: string) => readdirSync('/proc/self/fd').filter((fd) => {
   }
 }).length;
 
+/** A fresh folder (removed after the test) with `pack.ndjson` holding `text`, and the file's signature. */
+function pack(text: string) {
+  const dir = tempDir();
+  dirs.push(dir);
+  const file = path.join(dir, 'pack.ndjson');
+  writeFileSync(file, text);
+  return { dir, file, sig: signatureOf(statSync(file)) };
+}
+
 describe('readRange with held descriptors', () => {
   it('reads ranges of one file through one descriptor, kept between reads', () => {
-    const dir = tempDir();
-    dirs.push(dir);
-    const file = path.join(dir, 'pack.ndjson');
-    writeFileSync(file, 'alpha\nbeta\ngamma\n');
-    const sig = signatureOf(statSync(file));
+    const { dir, file, sig } = pack('alpha\nbeta\ngamma\n');
     expect(readRange(file, 0, 5, sig)?.toString()).toBe('alpha');
     expect(readRange(file, 6, 10, sig)?.toString()).toBe('beta');
     expect(readRange(file, 11, 16, sig)?.toString()).toBe('gamma');
@@ -42,11 +47,7 @@ describe('readRange with held descriptors', () => {
   });
 
   it('answers nothing for a file changed in place, and reads a replaced file through a fresh descriptor', () => {
-    const dir = tempDir();
-    dirs.push(dir);
-    const file = path.join(dir, 'pack.ndjson');
-    writeFileSync(file, 'alpha\nbeta\n');
-    const first = signatureOf(statSync(file));
+    const { dir, file, sig: first } = pack('alpha\nbeta\n');
     expect(readRange(file, 0, 5, first)?.toString()).toBe('alpha');
     // Written in place (a torn or tampered copy): its signature changes, nothing is served.
     writeFileSync(file, 'ALPHA!\nbeta\n');
