@@ -81,6 +81,19 @@ describe('readRange with held descriptors', () => {
     expect(openIn(dir)).toBe(64);
   });
 
+  it('a read that throws closes the descriptor it had in hand, held or just opened', () => {
+    const { dir, file, sig } = pack('alpha\nbeta\n');
+    expect(readRange(file, 0, 5, sig)?.toString()).toBe('alpha');
+    expect(openIn(dir)).toBe(1);
+    // A range that cannot be read (its end before its start): the held descriptor is closed.
+    expect(() => readRange(file, 5, 0, sig)).toThrow(RangeError);
+    expect(heldFiles()).toBe(0);
+    expect(openIn(dir)).toBe(0);
+    // And the same from a fresh open.
+    expect(() => readRange(file, 5, 0, sig)).toThrow(RangeError);
+    expect(openIn(dir)).toBe(0);
+  });
+
   it('throws for a file that is not there, as before, and holds nothing for it', () => {
     const dir = tempDir();
     dirs.push(dir);

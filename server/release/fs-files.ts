@@ -121,24 +121,25 @@ export async function scanLines(file: string, between?: () => Promise<void>): Pr
  */
 export function readRange(file: string, from: number, to: number, sig: string): Buffer | undefined {
   let fd = held.take(file);
-  if (fd !== undefined && signatureOf(fstatSync(fd)) !== sig) {
-    closeQuietly(fd);
-    fd = undefined;
-  }
-  if (fd === undefined) {
-    fd = openSync(file, 'r');
-    if (signatureOf(fstatSync(fd)) !== sig) {
-      closeQuietly(fd);
-      return undefined;
-    }
-  }
+  // Whatever throws (a stat, a read), the descriptor in hand is closed, never left open unheld.
   try {
+    if (fd !== undefined && signatureOf(fstatSync(fd)) !== sig) {
+      closeQuietly(fd);
+      fd = undefined;
+    }
+    if (fd === undefined) {
+      fd = openSync(file, 'r');
+      if (signatureOf(fstatSync(fd)) !== sig) {
+        closeQuietly(fd);
+        return undefined;
+      }
+    }
     const out = Buffer.allocUnsafe(to - from);
     const ok = readSync(fd, out, 0, out.length, from) === out.length;
     held.keep(file, fd);
     return ok ? out : undefined;
   } catch (err) {
-    closeQuietly(fd);
+    if (fd !== undefined) closeQuietly(fd);
     throw err;
   }
 }
